@@ -1,0 +1,56 @@
+# Atelier — the commands a newcomer needs: `make run`, `make test`.
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+# System parts, installed and started by platform/dev/install-system.sh (one place).
+RUN_SYSTEM := redis docker media
+TEST_SYSTEM := postgres redis docker media browser
+TEST_DATABASE_URL ?= postgres://atelier:atelier@127.0.0.1:5432/atelier
+
+.PHONY: help run test lint typecheck pytest venv system-run system-test sandbox-image bench clean
+
+help:
+	@echo "make run    - install what is missing, then serve Atelier at http://localhost:8000"
+	@echo "make test   - install what is missing, then ruff, mypy and pytest (PostgreSQL, Redis, gVisor, Chromium)"
+	@echo "make bench  - run the benchmarks in bench/"
+
+venv: $(VENV)/.installed
+$(VENV)/.installed: pyproject.toml
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(VENV)/bin/pip install --quiet --upgrade pip
+	$(VENV)/bin/pip install --quiet -e ".[dev]"
+	@touch $@
+
+system-run:
+	bash platform/dev/install-system.sh $(RUN_SYSTEM)
+
+system-test:
+	bash platform/dev/install-system.sh $(TEST_SYSTEM)
+
+sandbox-image: venv
+	$(PY) manage.py build_sandbox_image --offline
+
+run: venv system-run sandbox-image
+	bash platform/dev/run.sh
+
+lint: venv
+	$(VENV)/bin/ruff check .
+
+typecheck: venv
+	$(VENV)/bin/mypy .
+
+pytest: venv
+	DATABASE_URL=$(TEST_DATABASE_URL) $(VENV)/bin/pytest $(PYTEST_ARGS)
+
+test: venv system-test sandbox-image lint typecheck pytest
+
+bench: venv system-test sandbox-image
+	DATABASE_URL=$(TEST_DATABASE_URL) $(PY) bench/sandbox.py
+	DATABASE_URL=$(TEST_DATABASE_URL) $(PY) bench/agent.py
+	DATABASE_URL=$(TEST_DATABASE_URL) $(PY) bench/stream.py
+
+clean:
+	rm -rf $(VENV) var .mypy_cache .ruff_cache .pytest_cache

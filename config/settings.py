@@ -1,0 +1,233 @@
+"""Atelier settings, read entirely from the environment.
+
+Every value is parsed with a type (environs); an invalid value stops start-up
+with an error naming the variable. Defaults are the embedded ones (SQLite,
+local media storage, Redis on localhost, the demo model); production sets
+DATABASE_URL, REDIS_URL, SECRET_KEY, ALLOWED_HOSTS and the storage settings.
+"""
+
+from pathlib import Path
+
+import django_stubs_ext
+from django.core.exceptions import ImproperlyConfigured
+from environs import Env, EnvValidationError
+from marshmallow.validate import OneOf, Range
+
+# Lets generic Django classes be subscripted at runtime (admin.ModelAdmin[Model]).
+django_stubs_ext.monkeypatch()
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+
+env = Env(eager=False)  # collect every invalid variable, then report them together
+
+# --- Core ---
+DEBUG = env.bool("DEBUG", default=False)
+SECRET_KEY = env.str("SECRET_KEY", default="")
+ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=["localhost", "127.0.0.1", "[::1]"])
+CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
+SECURE_COOKIES = env.bool("SECURE_COOKIES", default=not DEBUG)
+SITE_URL = env.str("SITE_URL", default="http://localhost:8000")
+
+INSTALLED_APPS = [
+    "daphne",
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "channels",
+    "django_htmx",
+    "storages",
+    "workspaces",
+    "sandboxes",
+    "creations",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "django_htmx.middleware.HtmxMiddleware",
+]
+
+ROOT_URLCONF = "config.urls"
+WSGI_APPLICATION = "config.wsgi.application"
+ASGI_APPLICATION = "config.asgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+                "workspaces.context_processors.workspaces",
+            ],
+        },
+    },
+]
+
+# --- Database ---
+DATABASES = {
+    "default": env.dj_db_url("DATABASE_URL", default=f"sqlite:///{BASE_DIR / 'db.sqlite3'}", conn_max_age=60)
+}
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+# --- Redis, Celery, Channels ---
+REDIS_URL = env.str("REDIS_URL", default="redis://127.0.0.1:6379/0")
+CELERY_BROKER_URL = env.str("CELERY_BROKER_URL", default=REDIS_URL)
+CELERY_RESULT_BACKEND = None
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_TASK_SERIALIZER = "json"
+CELERY_ACCEPT_CONTENT = ["json"]
+CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {}
+
+CHANNEL_LAYERS = {
+    "default": {
+        "BACKEND": "channels_redis.core.RedisChannelLayer",
+        "CONFIG": {"hosts": [REDIS_URL], "capacity": 1000, "expiry": 30},
+    }
+}
+
+# --- Auth and sessions ---
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+LOGIN_URL = "login"
+LOGIN_REDIRECT_URL = "home"
+LOGOUT_REDIRECT_URL = "login"
+SESSION_COOKIE_SECURE = SECURE_COOKIES
+CSRF_COOKIE_SECURE = SECURE_COOKIES
+SESSION_COOKIE_HTTPONLY = True
+SESSION_COOKIE_SAMESITE = "Lax"
+SECURE_CONTENT_TYPE_NOSNIFF = True
+X_FRAME_OPTIONS = "DENY"
+SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if env.bool("BEHIND_TLS_PROXY", default=False) else None
+
+EMAIL_BACKEND = env.str("EMAIL_BACKEND", default="django.core.mail.backends.console.EmailBackend")
+DEFAULT_FROM_EMAIL = env.str("DEFAULT_FROM_EMAIL", default="Atelier <atelier@localhost>")
+EMAIL_HOST = env.str("EMAIL_HOST", default="localhost")
+EMAIL_PORT = env.int("EMAIL_PORT", default=25, validate=Range(min=1, max=65535))
+
+# Keys for secrets stored in the database (model endpoint API keys). The first
+# key encrypts; all of them decrypt, so keys can be rotated.
+FIELD_ENCRYPTION_KEYS = env.list("FIELD_ENCRYPTION_KEYS", default=[])
+
+# --- Internationalization ---
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+# --- Static and media files ---
+STATIC_URL = "static/"
+STATICFILES_DIRS = [BASE_DIR / "static"]
+STATIC_ROOT = env.path("STATIC_ROOT", default=BASE_DIR / "var" / "staticfiles")
+MEDIA_ROOT = env.path("MEDIA_ROOT", default=BASE_DIR / "var" / "media")
+MEDIA_URL = "media/"
+STORAGE_BACKEND = env.str("STORAGE_BACKEND", default="local", validate=OneOf(["local", "s3"]))
+if STORAGE_BACKEND == "s3":
+    _default_storage = {
+        "BACKEND": "storages.backends.s3.S3Storage",
+        "OPTIONS": {
+            "bucket_name": env.str("S3_BUCKET", default=""),
+            "endpoint_url": env.str("S3_ENDPOINT_URL", default="") or None,
+            "region_name": env.str("S3_REGION", default="") or None,
+            "access_key": env.str("S3_ACCESS_KEY_ID", default="") or None,
+            "secret_key": env.str("S3_SECRET_ACCESS_KEY", default="") or None,
+            "default_acl": None,
+            "querystring_auth": True,
+            "file_overwrite": False,
+        },
+    }
+else:
+    _default_storage = {"BACKEND": "django.core.files.storage.FileSystemStorage"}
+STORAGES = {
+    "default": _default_storage,
+    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
+}
+
+# --- Sandboxes ---
+# (limits and knobs of the isolated computer; see platform/sandbox/README.md)
+# runsc (gVisor) isolates; runc is for development only and logs a warning.
+SANDBOX_RUNTIME = env.str("SANDBOX_RUNTIME", default="runsc")
+# Empty: the tag built by `manage.py build_sandbox_image` (a hash of its inputs).
+SANDBOX_IMAGE = env.str("SANDBOX_IMAGE", default="")
+SANDBOX_IMAGE_REPOSITORY = env.str("SANDBOX_IMAGE_REPOSITORY", default="atelier-sandbox")
+SANDBOX_BASE_IMAGE = env.str("SANDBOX_BASE_IMAGE", default="python:3.11-slim-bookworm")
+SANDBOX_DEBIAN_MIRROR = env.str("SANDBOX_DEBIAN_MIRROR", default="http://deb.debian.org/debian")
+SANDBOX_BUILD_CACHE_DIR = env.path("SANDBOX_BUILD_CACHE_DIR", default=BASE_DIR / ".cache" / "sandbox-image")
+SANDBOX_MEMORY = env.str("SANDBOX_MEMORY", default="2g")
+SANDBOX_CPUS = env.float("SANDBOX_CPUS", default=1.0, validate=Range(min=0.1))
+SANDBOX_PIDS_LIMIT = env.int("SANDBOX_PIDS_LIMIT", default=4096, validate=Range(min=64))  # host threads under gVisor
+SANDBOX_NPROC = env.int("SANDBOX_NPROC", default=256, validate=Range(min=16))
+SANDBOX_NOFILE = env.int("SANDBOX_NOFILE", default=1024, validate=Range(min=64))
+SANDBOX_TMP_SIZE = env.str("SANDBOX_TMP_SIZE", default="512m")
+SANDBOX_HOME_SIZE = env.str("SANDBOX_HOME_SIZE", default="256m")
+SANDBOX_TESTBED_SIZE = env.str("SANDBOX_TESTBED_SIZE", default="1g")
+SANDBOX_START_TIMEOUT = env.float("SANDBOX_START_TIMEOUT", default=60.0, validate=Range(min=1))
+SANDBOX_COMMAND_TIMEOUT = env.float("SANDBOX_COMMAND_TIMEOUT", default=180.0, validate=Range(min=1))
+SANDBOX_OUTPUT_LIMIT = env.int("SANDBOX_OUTPUT_LIMIT", default=16_000, validate=Range(min=1000))  # chars the model sees
+SANDBOX_COPY_IN_MAX_BYTES = env.int("SANDBOX_COPY_IN_MAX_BYTES", default=200 * 1024 * 1024, validate=Range(min=1))
+SANDBOX_COPY_OUT_MAX_BYTES = env.int("SANDBOX_COPY_OUT_MAX_BYTES", default=500 * 1024 * 1024, validate=Range(min=1))
+SANDBOX_COPY_OUT_MAX_FILES = env.int("SANDBOX_COPY_OUT_MAX_FILES", default=1000, validate=Range(min=1))
+SANDBOX_NETWORK_MODE = env.str("SANDBOX_NETWORK_MODE", default="internet", validate=OneOf(["internet", "none"]))
+SANDBOX_NETWORK_NAME = env.str("SANDBOX_NETWORK_NAME", default="atelier-sandbox")
+SANDBOX_NETWORK_BRIDGE = env.str("SANDBOX_NETWORK_BRIDGE", default="atl-sandbox0")
+SANDBOX_NETWORK_SUBNET = env.str("SANDBOX_NETWORK_SUBNET", default="")  # empty: Docker picks one
+SANDBOX_DNS = env.list("SANDBOX_DNS", default=[])  # resolvers the sandbox may use; empty: Docker's
+SANDBOX_POOL_SIZE = env.int("SANDBOX_POOL_SIZE", default=0, validate=Range(min=0))
+SANDBOX_POOL_MAX_AGE = env.int("SANDBOX_POOL_MAX_AGE", default=3600, validate=Range(min=60))  # seconds
+SANDBOX_ORPHAN_MIN_AGE = env.int("SANDBOX_ORPHAN_MIN_AGE", default=6 * 3600, validate=Range(min=0))  # seconds
+SANDBOX_JANITOR_INTERVAL = env.int("SANDBOX_JANITOR_INTERVAL", default=300, validate=Range(min=10))  # seconds
+CELERY_BEAT_SCHEDULE["sandboxes-janitor"] = {
+    "task": "sandboxes.tasks.sandbox_janitor",
+    "schedule": float(SANDBOX_JANITOR_INTERVAL),
+}
+
+# --- Agent ---
+# (model client and agent loop)
+
+# --- Runs ---
+# (orchestration, events, streaming)
+
+# --- Web / artifacts ---
+# (pages, artifact origin, previews)
+
+# --- Logging ---
+LOG_LEVEL = env.str("LOG_LEVEL", default="INFO", validate=OneOf(["DEBUG", "INFO", "WARNING", "ERROR"]))
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "root": {"handlers": ["console"], "level": LOG_LEVEL},
+    "loggers": {"django.db.backends": {"level": "INFO"}},
+}
+
+# --- Validation: stop start-up on any invalid variable, naming it ---
+try:
+    env.seal()
+except EnvValidationError as exc:
+    raise ImproperlyConfigured(f"Invalid environment: {exc}") from None
+if not SECRET_KEY:
+    if not DEBUG:
+        raise ImproperlyConfigured("SECRET_KEY must be set (or DEBUG=true for local development).")
+    SECRET_KEY = "insecure-development-key-do-not-use-in-production"
+if STORAGE_BACKEND == "s3" and not _default_storage["OPTIONS"]["bucket_name"]:  # type: ignore[index]
+    raise ImproperlyConfigured("S3_BUCKET must be set when STORAGE_BACKEND=s3.")

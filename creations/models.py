@@ -1,0 +1,222 @@
+import uuid
+
+from django.conf import settings
+from django.db import models
+from django.db.models import F, Q
+from django.urls import reverse
+
+from workspaces.models import ModelEndpoint, Workspace
+
+
+class Visibility(models.TextChoices):
+    PRIVATE = "private", "Only me"
+    WORKSPACE = "workspace", "Workspace members"
+    PUBLIC = "public", "Anyone with the link (and the public gallery)"
+
+
+class Creation(models.Model):
+    """What a person asked for: the brief, its inputs, the model and the limits."""
+
+    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="creations")
+    author = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="creations")
+    title = models.CharField(max_length=200, blank=True)
+    brief = models.TextField()
+    visibility = models.CharField(max_length=10, choices=Visibility.choices, default=Visibility.WORKSPACE)
+    # No endpoint means the built-in demo model (a replay of bundled trajectories).
+    model_endpoint = models.ForeignKey(
+        ModelEndpoint, null=True, blank=True, on_delete=models.PROTECT, related_name="creations"
+    )
+    max_steps = models.PositiveIntegerField(null=True, blank=True)
+    max_seconds = models.PositiveIntegerField(null=True, blank=True)
+    max_tokens = models.PositiveIntegerField(null=True, blank=True)
+    forked_from = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="forks")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        indexes = [models.Index(fields=["workspace", "-created_at"]), models.Index(fields=["visibility", "-created_at"])]
+        constraints = [
+            models.CheckConstraint(condition=Q(visibility__in=Visibility.values), name="creation_visibility_valid"),
+            models.CheckConstraint(condition=~Q(brief=""), name="creation_brief_not_empty"),
+            models.CheckConstraint(condition=Q(max_steps__isnull=True) | Q(max_steps__gte=1), name="creation_max_steps_positive"),
+            models.CheckConstraint(
+                condition=Q(max_seconds__isnull=True) | Q(max_seconds__gte=1), name="creation_max_seconds_positive"
+            ),
+            models.CheckConstraint(
+                condition=Q(max_tokens__isnull=True) | Q(max_tokens__gte=1), name="creation_max_tokens_positive"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.title or self.brief[:60]
+
+    def get_absolute_url(self) -> str:
+        return reverse("creation_detail", kwargs={"pk": self.pk})
+
+
+def input_upload_to(instance: "InputFile", filename: str) -> str:
+    return f"inputs/{instance.creation.workspace_id}/{instance.creation_id}/{uuid.uuid4().hex}"
+
+
+class InputFile(models.Model):
+    """A file the person gave with the brief; copied to /testbed/input/<name>."""
+
+    creation = models.ForeignKey(Creation, on_delete=models.CASCADE, related_name="inputs")
+    name = models.CharField(max_length=255)
+    file = models.FileField(upload_to=input_upload_to, max_length=300)
+    size = models.PositiveBigIntegerField()
+    content_type = models.CharField(max_length=100, blank=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["creation", "name"], name="input_file_unique_name_per_creation")]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class RunStatus(models.TextChoices):
+    QUEUED = "queued", "Queued"
+    STARTING = "starting", "Starting"
+    RUNNING = "running", "Running"
+    SUCCEEDED = "succeeded", "Succeeded"
+    FAILED = "failed", "Failed"
+    CANCELLED = "cancelled", "Cancelled"
+    TIMED_OUT = "timed_out", "Timed out"
+    QUOTA_EXCEEDED = "quota_exceeded", "Quota exceeded"
+
+
+ACTIVE_STATUSES = (RunStatus.QUEUED, RunStatus.STARTING, RunStatus.RUNNING)
+FINAL_STATUSES = (
+    RunStatus.SUCCEEDED,
+    RunStatus.FAILED,
+    RunStatus.CANCELLED,
+    RunStatus.TIMED_OUT,
+    RunStatus.QUOTA_EXCEEDED,
+)
+
+
+class Run(models.Model):
+    """One attempt at a creation: a sandbox, an agent loop, a trajectory, artifacts."""
+
+    creation = models.ForeignKey(Creation, on_delete=models.CASCADE, related_name="runs")
+    status = models.CharField(max_length=16, choices=RunStatus.choices, default=RunStatus.QUEUED)
+    reason = models.TextField(blank=True, help_text="Why the run ended (or is waiting).")
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
+    cancel_requested_at = models.DateTimeField(null=True, blank=True)
+    worker = models.CharField(max_length=200, blank=True, help_text="Celery worker hostname running it.")
+    sandbox_id = models.CharField(max_length=100, blank=True)
+    # Usage counters.
+    steps = models.PositiveIntegerField(default=0)
+    prompt_tokens = models.PositiveBigIntegerField(default=0)
+    completion_tokens = models.PositiveBigIntegerField(default=0)
+    sandbox_seconds = models.FloatField(default=0)
+    output_bytes = models.PositiveBigIntegerField(default=0)
+    last_seq = models.PositiveIntegerField(default=0, help_text="Highest RunEvent.seq stored.")
+
+    class Meta:
+        ordering = ["-created_at"]
+        indexes = [models.Index(fields=["status", "heartbeat_at"])]
+        constraints = [
+            models.CheckConstraint(condition=Q(status__in=RunStatus.values), name="run_status_valid"),
+            # A run has a finish time exactly when it is in a final status.
+            models.CheckConstraint(
+                condition=(Q(status__in=FINAL_STATUSES) & Q(finished_at__isnull=False))
+                | (~Q(status__in=FINAL_STATUSES) & Q(finished_at__isnull=True)),
+                name="run_finished_at_iff_final",
+            ),
+            models.CheckConstraint(
+                condition=Q(started_at__isnull=True) | Q(started_at__gte=F("created_at")),
+                name="run_started_after_created",
+            ),
+            models.CheckConstraint(condition=Q(sandbox_seconds__gte=0), name="run_sandbox_seconds_non_negative"),
+        ]
+
+    def __str__(self) -> str:
+        return f"Run {self.pk} ({self.status})"
+
+    def get_absolute_url(self) -> str:
+        return reverse("run_detail", kwargs={"pk": self.pk})
+
+    @property
+    def is_final(self) -> bool:
+        return self.status in FINAL_STATUSES
+
+    @property
+    def total_tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+
+class RunEvent(models.Model):
+    """One thing that happened in a run, in order; the source of truth for the live view."""
+
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="events")
+    seq = models.PositiveIntegerField()
+    kind = models.CharField(max_length=40)
+    payload = models.JSONField(default=dict)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["run", "seq"]
+        constraints = [
+            models.UniqueConstraint(fields=["run", "seq"], name="run_event_unique_seq"),
+            models.CheckConstraint(condition=Q(seq__gte=1), name="run_event_seq_positive"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.run_id}#{self.seq} {self.kind}"
+
+
+class ArtifactKind(models.TextChoices):
+    MAP = "map", "Map"
+    HTML = "html", "Web page"
+    IMAGE = "image", "Image"
+    SVG = "svg", "Vector image"
+    VIDEO = "video", "Video"
+    AUDIO = "audio", "Audio"
+    MIDI = "midi", "MIDI"
+    PDF = "pdf", "PDF"
+    MARKDOWN = "markdown", "Markdown"
+    TEXT = "text", "Text or code"
+    OTHER = "other", "File"
+
+
+def artifact_upload_to(instance: "Artifact", filename: str) -> str:
+    return f"artifacts/{instance.run_id}/{uuid.uuid4().hex}"
+
+
+def preview_upload_to(instance: "Artifact", filename: str) -> str:
+    return f"previews/{instance.run_id}/{uuid.uuid4().hex}.png"
+
+
+class Artifact(models.Model):
+    """A file the agent left in /testbed/output, stored through Django's storage API."""
+
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="artifacts")
+    path = models.CharField(max_length=1024, help_text="Relative to /testbed/output.")
+    kind = models.CharField(max_length=10, choices=ArtifactKind.choices, default=ArtifactKind.OTHER)
+    size = models.PositiveBigIntegerField()
+    content_type = models.CharField(max_length=100)
+    file = models.FileField(upload_to=artifact_upload_to, max_length=300)
+    preview = models.ImageField(upload_to=preview_upload_to, max_length=300, null=True, blank=True)
+    # A derived rendition for the browser (e.g. MIDI rendered to audio).
+    rendition = models.FileField(upload_to=artifact_upload_to, max_length=300, null=True, blank=True)
+    rendition_content_type = models.CharField(max_length=100, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["run", "path"]
+        constraints = [
+            models.UniqueConstraint(fields=["run", "path"], name="artifact_unique_path_per_run"),
+            models.CheckConstraint(condition=Q(kind__in=ArtifactKind.values), name="artifact_kind_valid"),
+            models.CheckConstraint(condition=~Q(path=""), name="artifact_path_not_empty"),
+        ]
+
+    def __str__(self) -> str:
+        return self.path
+
+    @property
+    def name(self) -> str:
+        return self.path.rsplit("/", 1)[-1]

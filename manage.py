@@ -1,0 +1,23 @@
+#!/usr/bin/env python
+"""Django's command-line utility for administrative tasks."""
+
+import os
+import sys
+
+
+def main() -> None:
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+    from django.conf import settings
+    from django.core.exceptions import ImproperlyConfigured
+    from django.core.management import execute_from_command_line
+
+    try:
+        settings.INSTALLED_APPS  # noqa: B018  (load settings now to report bad configuration plainly)
+    except ImproperlyConfigured as exc:
+        sys.stderr.write(f"Atelier cannot start: {exc}\n")
+        sys.exit(2)
+    execute_from_command_line(sys.argv)
+
+
+if __name__ == "__main__":
+    main()

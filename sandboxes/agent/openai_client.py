@@ -1,0 +1,252 @@
+"""A model client for any OpenAI-compatible chat completions endpoint.
+
+Streams every reply (text and reasoning arrive as deltas), retries what can
+succeed on a second try (429, 5xx, timeouts, dropped connections) with
+backoff and jitter, and gives a clear, final error for what cannot (a bad
+key, an unknown model, a rejected request). Retries are ours, not the
+`openai` package's, so a connection dropped in the middle of a stream is
+retried too and a cancelled run stops waiting at once.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from typing import Any
+
+import httpx2
+import openai
+
+from sandboxes.agent.model import (
+    ContextOverflowError,
+    ModelCancelled,
+    ModelError,
+    ModelReply,
+    TextSink,
+    ToolCallRequest,
+    Usage,
+)
+from sandboxes.agent.retry import RetryPolicy, wait_or_cancelled
+from sandboxes.agent.tokens import estimate_prompt_tokens, estimate_text_tokens
+
+log = logging.getLogger(__name__)
+
+RETRYABLE_STATUSES = frozenset({408, 409, 425, 429})
+CONTEXT_OVERFLOW_MARKERS = (
+    "context length",
+    "context_length",
+    "context window",
+    "maximum context",
+    "too many tokens",
+    "prompt is too long",
+    "input is too long",
+    "reduce the length",
+)
+
+
+class _Retryable(Exception):
+    def __init__(self, message: str, retry_after: float | None = None) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+class OpenAIModelClient:
+    def __init__(
+        self,
+        *,
+        base_url: str,
+        model: str,
+        api_key: str = "",
+        extra_body: dict[str, Any] | None = None,
+        temperature: float | None = None,
+        max_tokens: int | None = None,
+        timeout: float = 120.0,
+        connect_timeout: float = 10.0,
+        retry: RetryPolicy | None = None,
+    ) -> None:
+        self.model = model
+        self.base_url = base_url
+        self._extra_body = dict(extra_body or {})
+        self._temperature = temperature
+        self._max_tokens = max_tokens
+        self._retry = retry or RetryPolicy()
+        self._client = openai.OpenAI(
+            base_url=base_url,
+            # Local servers (vLLM, Ollama) often need no key, but the client
+            # insists on one; any placeholder works for them.
+            api_key=api_key or "no-key",
+            timeout=httpx2.Timeout(timeout, connect=connect_timeout),
+            max_retries=0,
+        )
+
+    @property
+    def name(self) -> str:
+        return self.model
+
+    def complete(
+        self,
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]],
+        *,
+        on_text: TextSink,
+        on_reasoning: TextSink,
+        cancel: threading.Event | None = None,
+    ) -> ModelReply:
+        attempt = 0
+        while True:
+            try:
+                return self._stream_once(messages, tools, on_text, on_reasoning, cancel)
+            except _Retryable as problem:
+                if attempt >= self._retry.retries:
+                    raise ModelError(
+                        f"The model endpoint kept failing ({problem}); gave up after "
+                        f"{attempt + 1} attempts. Check that {self.base_url} is up."
+                    ) from None
+                delay = self._retry.delay(attempt, problem.retry_after)
+                log.warning("model request failed (%s); retry %d in %.1fs", problem, attempt + 1, delay)
+                attempt += 1
+                if wait_or_cancelled(delay, cancel):
+                    raise ModelCancelled("cancelled while waiting to retry") from None
+
+    def _stream_once(
+        self,
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]],
+        on_text: TextSink,
+        on_reasoning: TextSink,
+        cancel: threading.Event | None,
+    ) -> ModelReply:
+        request: dict[str, Any] = {
+            "model": self.model,
+            "messages": messages,
+            "stream": True,
+            "stream_options": {"include_usage": True},
+        }
+        if tools:
+            request["tools"] = tools
+        if self._temperature is not None:
+            request["temperature"] = self._temperature
+        if self._max_tokens is not None:
+            request["max_tokens"] = self._max_tokens
+        if self._extra_body:
+            request["extra_body"] = self._extra_body
+        try:
+            stream = self._client.chat.completions.create(**request)
+            return self._read_stream(stream, messages, tools, on_text, on_reasoning, cancel)
+        except openai.APIStatusError as error:
+            raise self._classify_status_error(error) from None
+        except (openai.APIConnectionError, httpx2.TransportError) as error:
+            raise _Retryable(_describe_connection_error(error)) from None
+        except openai.APIError as error:  # an error event inside the stream
+            raise _Retryable(f"stream error: {error.message}") from None
+
+    def _read_stream(
+        self,
+        stream: Any,
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]],
+        on_text: TextSink,
+        on_reasoning: TextSink,
+        cancel: threading.Event | None,
+    ) -> ModelReply:
+        content: list[str] = []
+        reasoning: list[str] = []
+        calls: dict[int, dict[str, str]] = {}
+        usage: Usage | None = None
+        finish_reason: str | None = None
+        with stream:
+            for chunk in stream:
+                if cancel is not None and cancel.is_set():
+                    raise ModelCancelled("cancelled while the model was answering")
+                if chunk.usage is not None:
+                    usage = Usage(chunk.usage.prompt_tokens or 0, chunk.usage.completion_tokens or 0)
+                for choice in chunk.choices:
+                    delta = choice.delta
+                    finish_reason = choice.finish_reason or finish_reason
+                    thought = _reasoning_text(delta)
+                    if thought:
+                        reasoning.append(thought)
+                        on_reasoning(thought)
+                    if delta.content:
+                        content.append(delta.content)
+                        on_text(delta.content)
+                    for piece in delta.tool_calls or ():
+                        call = calls.setdefault(piece.index, {"id": "", "name": "", "arguments": ""})
+                        call["id"] = piece.id or call["id"]
+                        if piece.function is not None:
+                            call["name"] += piece.function.name or ""
+                            call["arguments"] += piece.function.arguments or ""
+        text = "".join(content)
+        tool_calls = [
+            ToolCallRequest(call_id=call["id"], name=call["name"], arguments=call["arguments"])
+            for _, call in sorted(calls.items())
+        ]
+        if usage is None:
+            produced = text + "".join(reasoning) + "".join(c.name + c.arguments for c in tool_calls)
+            usage = Usage(
+                estimate_prompt_tokens(messages, tools), estimate_text_tokens(produced), estimated=True
+            )
+        return ModelReply(
+            content=text,
+            reasoning="".join(reasoning),
+            tool_calls=tool_calls,
+            usage=usage,
+            finish_reason=finish_reason,
+        )
+
+    def _classify_status_error(self, error: openai.APIStatusError) -> Exception:
+        status = error.status_code
+        detail = _error_detail(error)
+        lowered = detail.lower()
+        if status in (400, 413) and any(marker in lowered for marker in CONTEXT_OVERFLOW_MARKERS):
+            return ContextOverflowError(f"the conversation is too long for the model: {detail}")
+        if status in RETRYABLE_STATUSES or status >= 500:
+            return _Retryable(f"HTTP {status}: {detail}", _retry_after(error))
+        if status in (401, 403):
+            return ModelError(
+                f"The model endpoint refused the API key (HTTP {status}: {detail}). "
+                "Check the key registered for this model."
+            )
+        if status == 404 or ("model" in lowered and ("not found" in lowered or "does not exist" in lowered)):
+            return ModelError(
+                f"The model endpoint does not know model '{self.model}' at {self.base_url} "
+                f"(HTTP {status}: {detail}). Check the base URL and the model name."
+            )
+        return ModelError(f"The model endpoint rejected the request (HTTP {status}: {detail}).")
+
+
+def _reasoning_text(delta: Any) -> str:
+    # vLLM and DeepSeek send `reasoning_content`, OpenRouter and others `reasoning`.
+    extra = getattr(delta, "model_extra", None) or {}
+    for key in ("reasoning_content", "reasoning"):
+        value = getattr(delta, key, None) or extra.get(key)
+        if isinstance(value, str) and value:
+            return value
+    return ""
+
+
+def _error_detail(error: openai.APIStatusError) -> str:
+    body = error.body
+    if isinstance(body, dict):
+        inner = body.get("error", body)
+        if isinstance(inner, dict) and inner.get("message"):
+            return str(inner["message"])[:500]
+        if isinstance(inner, str):
+            return inner[:500]
+    return (error.message or "no detail")[:500]
+
+
+def _retry_after(error: openai.APIStatusError) -> float | None:
+    raw = error.response.headers.get("retry-after")
+    try:
+        return float(raw) if raw is not None else None
+    except ValueError:
+        return None
+
+
+def _describe_connection_error(error: Exception) -> str:
+    if isinstance(error, openai.APITimeoutError | httpx2.TimeoutException):
+        return "the request timed out"
+    cause = error.__cause__ or error.__context__
+    reason = f"{type(cause).__name__}: {cause}" if cause else str(error)
+    return f"could not reach the endpoint ({reason})"

@@ -1,0 +1,210 @@
+"""Build the sandbox image: tagged by a hash of its inputs, skipped when up to date.
+
+Two paths share one Dockerfile (platform/sandbox/Dockerfile):
+- normal: `FROM` a slim Debian-based Python image pulled from a registry;
+- offline: a debootstrap bookworm (minbase) root filesystem imported into
+  Docker, for machines that reach Debian and PyPI but no container registry.
+Python packages are always downloaded on the host as wheels into a cache
+directory and installed with `pip install --no-index`, so the build itself
+needs no package index (and works where TLS inside containers does not).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+import subprocess
+import sys
+import tarfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import docker
+import docker.errors
+from django.conf import settings
+
+SANDBOX_SOURCE_DIR = Path(settings.BASE_DIR) / "platform" / "sandbox"
+OFFLINE_MAP_MODULE = Path(__file__).resolve().parent / "image_assets" / "offline_map.py"
+# Bump when the debootstrap recipe changes, so cached bases are rebuilt.
+OFFLINE_BASE_RECIPE = "debootstrap --variant=minbase bookworm v1"
+
+Log = Callable[[str], None]
+
+
+class ImageBuildError(RuntimeError):
+    """The image could not be built; the message says which step and why."""
+
+
+@dataclass(frozen=True)
+class BuildOutcome:
+    tag: str
+    built: bool  # False: an image with this tag already existed
+
+
+def _image_inputs() -> list[Path]:
+    return [
+        SANDBOX_SOURCE_DIR / "Dockerfile",
+        SANDBOX_SOURCE_DIR / "requirements.txt",
+        SANDBOX_SOURCE_DIR / "assets.txt",
+        OFFLINE_MAP_MODULE,
+    ]
+
+
+def inputs_hash() -> str:
+    digest = hashlib.sha256()
+    for path in _image_inputs():
+        digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()[:16]
+
+
+def sandbox_image_tag() -> str:
+    """The image sandboxes run: SANDBOX_IMAGE if set, else the input-hash tag."""
+    if settings.SANDBOX_IMAGE:
+        return str(settings.SANDBOX_IMAGE)
+    return f"{settings.SANDBOX_IMAGE_REPOSITORY}:{inputs_hash()}"
+
+
+def _image_exists(client: docker.DockerClient, tag: str) -> bool:
+    try:
+        client.images.get(tag)
+    except docker.errors.ImageNotFound:
+        return False
+    return True
+
+
+def _run(argv: list[str], log: Log, step: str) -> None:
+    log(f"$ {' '.join(argv)}")
+    proc = subprocess.run(argv, capture_output=True, text=True, check=False)
+    if proc.returncode != 0:
+        tail = (proc.stdout + proc.stderr)[-3000:]
+        raise ImageBuildError(f"{step} failed (exit {proc.returncode}):\n{tail}")
+
+
+def _lines_hash(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()[:16]
+
+
+def _ensure_wheels(cache: Path, log: Log) -> Path:
+    """Every Python package as a wheel (sdists such as midiutil built by `pip wheel`)."""
+    wheels = cache / "wheels" / _lines_hash(SANDBOX_SOURCE_DIR / "requirements.txt")
+    if (wheels / ".complete").exists():
+        return wheels
+    shutil.rmtree(wheels, ignore_errors=True)
+    wheels.mkdir(parents=True)
+    requirements = str(SANDBOX_SOURCE_DIR / "requirements.txt")
+    pip = [sys.executable, "-m", "pip", "--disable-pip-version-check"]
+    _run([*pip, "wheel", "--prefer-binary", "-w", str(wheels), "-r", requirements], log, "Downloading wheels")
+    (wheels / ".complete").touch()
+    return wheels
+
+
+def _ensure_assets(cache: Path, log: Log) -> Path:
+    assets = cache / "assets" / _lines_hash(SANDBOX_SOURCE_DIR / "assets.txt")
+    if (assets / ".complete").exists():
+        return assets
+    shutil.rmtree(assets, ignore_errors=True)
+    assets.mkdir(parents=True)
+    pip = [sys.executable, "-m", "pip", "--disable-pip-version-check"]
+    spec = str(SANDBOX_SOURCE_DIR / "assets.txt")
+    _run([*pip, "download", "--no-deps", "--only-binary=:all:", "-d", str(assets), "-r", spec], log, "Assets")
+    (assets / ".complete").touch()
+    return assets
+
+
+def _ensure_offline_base(client: docker.DockerClient, cache: Path, log: Log) -> str:
+    recipe = f"{OFFLINE_BASE_RECIPE} {settings.SANDBOX_DEBIAN_MIRROR}"
+    tag = f"{settings.SANDBOX_IMAGE_REPOSITORY}-base:bookworm-{hashlib.sha256(recipe.encode()).hexdigest()[:12]}"
+    if _image_exists(client, tag):
+        log(f"Base image {tag} is up to date.")
+        return tag
+    if shutil.which("debootstrap") is None:
+        raise ImageBuildError("debootstrap is not installed (apt-get install debootstrap).")
+    rootfs = cache / "rootfs"
+    shutil.rmtree(rootfs, ignore_errors=True)
+    _run(
+        ["debootstrap", "--variant=minbase", "bookworm", str(rootfs), settings.SANDBOX_DEBIAN_MIRROR],
+        log,
+        "debootstrap",
+    )
+    log(f"Importing {rootfs} as {tag}")
+    tar = subprocess.Popen(["tar", "-C", str(rootfs), "-c", "."], stdout=subprocess.PIPE)
+    assert tar.stdout is not None
+    try:
+        client.api.import_image_from_stream(tar.stdout, repository=tag.split(":")[0], tag=tag.split(":")[1])
+    finally:
+        tar.stdout.close()
+        tar.wait()
+    if not _image_exists(client, tag):
+        raise ImageBuildError("docker import of the debootstrap base did not produce an image.")
+    shutil.rmtree(rootfs, ignore_errors=True)
+    return tag
+
+
+def _prepare_context(cache: Path, wheels: Path, assets: Path) -> Path:
+    context = cache / "context"
+    shutil.rmtree(context, ignore_errors=True)
+    context.mkdir(parents=True)
+    for name in ("Dockerfile", "requirements.txt"):
+        shutil.copy2(SANDBOX_SOURCE_DIR / name, context / name)
+    shutil.copy2(OFFLINE_MAP_MODULE, context / "offline_map.py")
+    for source, target in ((wheels, context / "wheels"), (assets, context / "assets")):
+        target.mkdir()
+        for item in source.iterdir():
+            if item.suffix == ".whl":
+                _link_or_copy(item, target / item.name)
+    return context
+
+
+def _link_or_copy(source: Path, target: Path) -> None:
+    try:
+        target.hardlink_to(source)
+    except OSError:
+        shutil.copy2(source, target)
+
+
+def _docker_build(client: docker.DockerClient, context: Path, tag: str, base_image: str, log: Log) -> None:
+    # Send the context as an uncompressed tar stream built here (hardlinks
+    # resolved), so Docker's client-side .dockerignore logic is not involved.
+    archive = context.parent / "context.tar"
+    with tarfile.open(archive, "w") as tar:
+        tar.add(context, arcname=".")
+    with archive.open("rb") as fileobj:
+        stream = client.api.build(
+            fileobj=fileobj,
+            custom_context=True,
+            tag=tag,
+            buildargs={"BASE_IMAGE": base_image},
+            rm=True,
+            forcerm=True,
+            decode=True,
+            labels={"atelier.sandbox-image": "1"},
+        )
+        for chunk in stream:
+            if "stream" in chunk:
+                text = str(chunk["stream"]).rstrip()
+                if text:
+                    log(text)
+            if "error" in chunk:
+                raise ImageBuildError(f"docker build failed: {chunk['error']}")
+    archive.unlink(missing_ok=True)
+
+
+def build_sandbox_image(*, offline: bool, force: bool = False, log: Log = print) -> BuildOutcome:
+    """Build the image unless an image with the current input hash exists."""
+    client = docker.from_env(timeout=600)
+    tag = f"{settings.SANDBOX_IMAGE_REPOSITORY}:{inputs_hash()}"
+    if not force and _image_exists(client, tag):
+        log(f"Sandbox image {tag} is up to date.")
+        return BuildOutcome(tag=tag, built=False)
+    cache = Path(settings.SANDBOX_BUILD_CACHE_DIR)
+    cache.mkdir(parents=True, exist_ok=True)
+    (cache / ".gitignore").write_text("*\n")  # a cache, never committed
+    wheels = _ensure_wheels(cache, log)
+    assets = _ensure_assets(cache, log)
+    base_image = _ensure_offline_base(client, cache, log) if offline else settings.SANDBOX_BASE_IMAGE
+    context = _prepare_context(cache, wheels, assets)
+    log(f"Building {tag} from {base_image}")
+    _docker_build(client, context, tag, base_image, log)
+    client.images.get(tag).tag(settings.SANDBOX_IMAGE_REPOSITORY, "latest")
+    return BuildOutcome(tag=tag, built=True)

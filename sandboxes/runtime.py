@@ -1,0 +1,81 @@
+"""The sandbox runtime protocol: what the agent and the run service may ask of
+the isolated computer, independent of the engine behind it.
+
+The Docker/gVisor implementation lives in `sandboxes.docker_runtime`; tests may
+add fakes. Everything here is engine-neutral and free of Django.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol
+
+OutputCallback = Callable[[str], None]
+
+
+@dataclass(frozen=True)
+class CommandResult:
+    """The outcome of one `execute_bash` command in the persistent shell."""
+
+    exit_code: int | None  # None when the command was killed (timeout, shell died)
+    output: str  # what the model sees: truncated (head + tail + note) past the limit
+    duration: float  # seconds
+    timed_out: bool = False
+    shell_restarted: bool = False  # the shell died and a fresh one was started
+    full_output_path: str | None = None  # in-sandbox path of the whole output, when truncated
+
+
+@dataclass(frozen=True)
+class CopiedFile:
+    path: str  # relative to the copied directory, POSIX separators
+    local_path: Path
+    size: int
+
+
+@dataclass(frozen=True)
+class CopyOutReport:
+    files: list[CopiedFile] = field(default_factory=list)
+    rejected: list[tuple[str, str]] = field(default_factory=list)  # (name, reason)
+    truncated: bool = False  # a byte or file-count cap was reached
+
+
+class Sandbox(Protocol):
+    """One running, isolated computer for one run."""
+
+    @property
+    def id(self) -> str: ...
+
+    def run_command(
+        self, command: str, *, timeout: float, on_output: OutputCallback | None = None
+    ) -> CommandResult:
+        """Run `command` in the sandbox's persistent bash (cwd, env and
+        background jobs persist between calls). Output is streamed to
+        `on_output` as it is printed."""
+        ...
+
+    def exec(self, argv: list[str], *, stdin: bytes | None = None, timeout: float = 60) -> tuple[int, bytes]:
+        """Run one process outside the persistent shell; returns (exit code, stdout+stderr)."""
+        ...
+
+    def write_files(self, files: Mapping[str, bytes], *, dest: str = "/testbed/input") -> None:
+        """Write files (relative path -> content) under `dest`."""
+        ...
+
+    def copy_out(self, dest_dir: Path, *, src: str = "/testbed/output") -> CopyOutReport:
+        """Copy the tree at `src` to `dest_dir` safely: no symlinks followed,
+        nothing outside the tree, no special files, byte and count caps."""
+        ...
+
+    def stop(self) -> None:
+        """Stop and remove the sandbox; safe to call twice and from another thread."""
+        ...
+
+
+class SandboxProvider(Protocol):
+    def acquire(self, *, labels: Mapping[str, str]) -> Sandbox:
+        """A ready sandbox (from the warm pool when one is available)."""
+        ...
+
+    def release(self, sandbox: Sandbox) -> None: ...

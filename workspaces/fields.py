@@ -1,0 +1,56 @@
+"""An encrypted text field for secrets kept in the database (API keys).
+
+Fernet (AES-128-CBC + HMAC) from `cryptography`; keys come from
+FIELD_ENCRYPTION_KEYS (first encrypts, all decrypt) or, when none are set,
+one derived from SECRET_KEY so a fresh install works without extra setup.
+"""
+
+import base64
+import hashlib
+from functools import cache
+from typing import Any
+
+from cryptography.fernet import Fernet, InvalidToken, MultiFernet
+from django.conf import settings
+from django.core.exceptions import ImproperlyConfigured
+from django.db import models
+
+
+@cache
+def _fernet() -> MultiFernet:
+    keys = list(settings.FIELD_ENCRYPTION_KEYS)
+    if not keys:
+        digest = hashlib.sha256(f"atelier-field-encryption:{settings.SECRET_KEY}".encode()).digest()
+        keys = [base64.urlsafe_b64encode(digest).decode()]
+    try:
+        return MultiFernet([Fernet(key) for key in keys])
+    except ValueError as exc:
+        raise ImproperlyConfigured(f"FIELD_ENCRYPTION_KEYS: not a valid Fernet key ({exc})") from None
+
+
+def encrypt(value: str) -> str:
+    return _fernet().encrypt(value.encode()).decode()
+
+
+def decrypt(token: str) -> str:
+    try:
+        return _fernet().decrypt(token.encode()).decode()
+    except InvalidToken:
+        raise ImproperlyConfigured(
+            "A stored secret cannot be decrypted: FIELD_ENCRYPTION_KEYS (or SECRET_KEY) changed."
+        ) from None
+
+
+class EncryptedTextField(models.TextField):
+    """Stores `encrypt(value)`; Python code only ever sees plain text."""
+
+    def get_prep_value(self, value: Any) -> Any:
+        value = super().get_prep_value(value)
+        if value in (None, ""):
+            return value
+        return encrypt(value)
+
+    def from_db_value(self, value: str | None, expression: Any, connection: Any) -> str | None:
+        if value in (None, ""):
+            return value
+        return decrypt(value)

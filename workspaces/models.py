@@ -1,0 +1,98 @@
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+from django.urls import reverse
+
+from workspaces.fields import EncryptedTextField
+
+
+class Workspace(models.Model):
+    """A team (or one person's personal space) that owns creations and models."""
+
+    name = models.CharField(max_length=100)
+    slug = models.SlugField(max_length=60, unique=True)
+    is_personal = models.BooleanField(default=False)
+    created_at = models.DateTimeField(auto_now_add=True)
+    members = models.ManyToManyField(settings.AUTH_USER_MODEL, through="Membership", related_name="workspaces")
+
+    # Per-run limits applied when a creation does not ask for less.
+    run_max_steps = models.PositiveIntegerField(default=40)
+    run_max_seconds = models.PositiveIntegerField(default=1800)
+    run_max_tokens = models.PositiveIntegerField(default=2_000_000)
+
+    class Meta:
+        ordering = ["name"]
+        constraints = [
+            models.CheckConstraint(condition=Q(run_max_steps__gte=1), name="workspace_run_max_steps_positive"),
+            models.CheckConstraint(condition=Q(run_max_seconds__gte=1), name="workspace_run_max_seconds_positive"),
+            models.CheckConstraint(condition=Q(run_max_tokens__gte=1), name="workspace_run_max_tokens_positive"),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+    def get_absolute_url(self) -> str:
+        return reverse("workspace_dashboard", kwargs={"slug": self.slug})
+
+
+class Role(models.TextChoices):
+    OWNER = "owner", "Owner"
+    ADMIN = "admin", "Admin"
+    MEMBER = "member", "Member"
+    VIEWER = "viewer", "Viewer"
+
+
+# What each role may do; checked by workspaces.selectors / permissions.
+ROLES_THAT_CREATE = {Role.OWNER, Role.ADMIN, Role.MEMBER}
+ROLES_THAT_MANAGE = {Role.OWNER, Role.ADMIN}
+
+
+class Membership(models.Model):
+    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="memberships")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memberships")
+    role = models.CharField(max_length=10, choices=Role.choices, default=Role.MEMBER)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["workspace", "user"], name="membership_unique_user_per_workspace"),
+            models.CheckConstraint(condition=Q(role__in=Role.values), name="membership_role_valid"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user} in {self.workspace} ({self.role})"
+
+    @property
+    def can_create(self) -> bool:
+        return self.role in ROLES_THAT_CREATE
+
+    @property
+    def can_manage(self) -> bool:
+        return self.role in ROLES_THAT_MANAGE
+
+
+class ModelEndpoint(models.Model):
+    """An OpenAI-compatible model a workspace may use (OpenAI, vLLM, Ollama, ...)."""
+
+    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="model_endpoints")
+    name = models.CharField(max_length=80, help_text="Shown in the model picker.")
+    base_url = models.URLField(max_length=500, help_text="e.g. https://api.openai.com/v1")
+    model = models.CharField(max_length=200, help_text="The model name the endpoint expects.")
+    api_key = EncryptedTextField(blank=True, help_text="Stored encrypted; never enters a sandbox.")
+    extra_body = models.JSONField(default=dict, blank=True, help_text="Merged into each request body.")
+    temperature = models.FloatField(default=0.7)
+    max_tokens = models.PositiveIntegerField(null=True, blank=True, help_text="Per model reply.")
+    is_enabled = models.BooleanField(default=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name"]
+        constraints = [
+            models.UniqueConstraint(fields=["workspace", "name"], name="model_endpoint_unique_name_per_workspace"),
+            models.CheckConstraint(
+                condition=Q(temperature__gte=0) & Q(temperature__lte=2), name="model_endpoint_temperature_range"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.model})"

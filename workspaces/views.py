@@ -1,0 +1,40 @@
+from django.contrib.auth import login
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_http_methods
+
+from workspaces.forms import SignUpForm
+from workspaces.permissions import workspace_membership_or_404
+from workspaces.selectors import workspaces_for_user
+
+
+@require_http_methods(["GET", "POST"])
+def signup(request: HttpRequest) -> HttpResponse:
+    if request.user.is_authenticated:
+        return redirect("home")
+    form = SignUpForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        user = form.save()  # the post_save signal creates the personal workspace
+        login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+        return redirect("home")
+    return render(request, "registration/signup.html", {"form": form})
+
+
+@login_required
+def home(request: HttpRequest) -> HttpResponse:
+    """Send a signed-in person to their first (personal) workspace."""
+    workspace = workspaces_for_user(user=request.user).first()
+    if workspace is None:
+        return render(request, "workspaces/no_workspace.html")
+    return redirect(workspace)
+
+
+@login_required
+def workspace_dashboard(request: HttpRequest, slug: str) -> HttpResponse:
+    membership = workspace_membership_or_404(slug=slug, user=request.user)
+    workspace = membership.workspace
+    from creations.selectors import dashboard_context  # the creations app owns runs and artifacts
+
+    context = {"workspace": workspace, "membership": membership, **dashboard_context(workspace=workspace)}
+    return render(request, "workspaces/dashboard.html", context)
