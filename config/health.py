@@ -11,7 +11,7 @@ from django.views.decorators.cache import never_cache
 
 from config.celery import app as celery_app
 
-CHECK_TIMEOUT_SECONDS = 2.0
+CHECK_TIMEOUT_SECONDS = 2
 
 
 def _check_database() -> None:

@@ -24,7 +24,7 @@ env = Env(eager=False)  # collect every invalid variable, then report them toget
 DEBUG = env.bool("DEBUG", default=False)
 SECRET_KEY = env.str("SECRET_KEY", default="")
 ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=["localhost", "127.0.0.1", "[::1]"])
-CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
+CSRF_TRUSTED_ORIGINS: list[str] = env.list("CSRF_TRUSTED_ORIGINS", default=[])
 SECURE_COOKIES = env.bool("SECURE_COOKIES", default=not DEBUG)
 SITE_URL = env.str("SITE_URL", default="http://localhost:8000")
 
@@ -126,7 +126,7 @@ EMAIL_PORT = env.int("EMAIL_PORT", default=25, validate=Range(min=1, max=65535))
 
 # Keys for secrets stored in the database (model endpoint API keys). The first
 # key encrypts; all of them decrypt, so keys can be rotated.
-FIELD_ENCRYPTION_KEYS = env.list("FIELD_ENCRYPTION_KEYS", default=[])
+FIELD_ENCRYPTION_KEYS: list[str] = env.list("FIELD_ENCRYPTION_KEYS", default=[])
 
 # --- Internationalization ---
 LANGUAGE_CODE = "en-us"
@@ -140,6 +140,10 @@ STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = env.path("STATIC_ROOT", default=BASE_DIR / "var" / "staticfiles")
 MEDIA_ROOT = env.path("MEDIA_ROOT", default=BASE_DIR / "var" / "media")
 MEDIA_URL = "media/"
+# Serve static files straight from the source folders in development and tests.
+WHITENOISE_USE_FINDERS = DEBUG
+WHITENOISE_AUTOREFRESH = DEBUG
+FORMS_URLFIELD_ASSUME_HTTPS = True
 STORAGE_BACKEND = env.str("STORAGE_BACKEND", default="local", validate=OneOf(["local", "s3"]))
 if STORAGE_BACKEND == "s3":
     _default_storage = {
@@ -202,6 +206,14 @@ CELERY_BEAT_SCHEDULE["sandboxes-janitor"] = {
 
 # --- Agent ---
 # (model client and agent loop)
+AGENT_MAX_STEPS = env.int("AGENT_MAX_STEPS", default=40, validate=Range(min=1))  # default per-run step limit
+AGENT_MAX_WALL_SECONDS = env.float("AGENT_MAX_WALL_SECONDS", default=1800.0, validate=Range(min=10))
+AGENT_MODEL_TIMEOUT = env.float("AGENT_MODEL_TIMEOUT", default=120.0, validate=Range(min=1))  # s without a byte
+AGENT_MODEL_CONNECT_TIMEOUT = env.float("AGENT_MODEL_CONNECT_TIMEOUT", default=10.0, validate=Range(min=0.1))
+AGENT_MODEL_RETRIES = env.int("AGENT_MODEL_RETRIES", default=4, validate=Range(min=0, max=20))
+AGENT_MODEL_BACKOFF_INITIAL = env.float("AGENT_MODEL_BACKOFF_INITIAL", default=0.5, validate=Range(min=0))
+AGENT_MODEL_BACKOFF_MAX = env.float("AGENT_MODEL_BACKOFF_MAX", default=20.0, validate=Range(min=0))
+AGENT_DEMO_TYPING_DELAY = env.float("AGENT_DEMO_TYPING_DELAY", default=0.0, validate=Range(min=0, max=1))  # s per piece
 
 # --- Runs ---
 # (orchestration, events, streaming)
@@ -228,6 +240,6 @@ except EnvValidationError as exc:
 if not SECRET_KEY:
     if not DEBUG:
         raise ImproperlyConfigured("SECRET_KEY must be set (or DEBUG=true for local development).")
-    SECRET_KEY = "insecure-development-key-do-not-use-in-production"
+    SECRET_KEY = "insecure-development-key-do-not-use-in-production"  # noqa: S105  (DEBUG only)
 if STORAGE_BACKEND == "s3" and not _default_storage["OPTIONS"]["bucket_name"]:  # type: ignore[index]
     raise ImproperlyConfigured("S3_BUCKET must be set when STORAGE_BACKEND=s3.")

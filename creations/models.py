@@ -34,11 +34,16 @@ class Creation(models.Model):
 
     class Meta:
         ordering = ["-created_at"]
-        indexes = [models.Index(fields=["workspace", "-created_at"]), models.Index(fields=["visibility", "-created_at"])]
+        indexes = [
+            models.Index(fields=["workspace", "-created_at"]),
+            models.Index(fields=["visibility", "-created_at"]),
+        ]
         constraints = [
             models.CheckConstraint(condition=Q(visibility__in=Visibility.values), name="creation_visibility_valid"),
             models.CheckConstraint(condition=~Q(brief=""), name="creation_brief_not_empty"),
-            models.CheckConstraint(condition=Q(max_steps__isnull=True) | Q(max_steps__gte=1), name="creation_max_steps_positive"),
+            models.CheckConstraint(
+                condition=Q(max_steps__isnull=True) | Q(max_steps__gte=1), name="creation_max_steps_positive"
+            ),
             models.CheckConstraint(
                 condition=Q(max_seconds__isnull=True) | Q(max_seconds__gte=1), name="creation_max_seconds_positive"
             ),

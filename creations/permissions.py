@@ -1,6 +1,6 @@
 """Who may see a creation or run: members of its workspace, or anyone when it is public."""
 
-from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.contrib.auth.models import AnonymousUser, User
 from django.http import Http404
 
 from creations.models import Creation, Visibility
@@ -8,7 +8,7 @@ from workspaces.models import Membership
 from workspaces.selectors import membership_get
 
 
-def can_view_creation(*, creation: Creation, user: AbstractBaseUser | AnonymousUser) -> bool:
+def can_view_creation(*, creation: Creation, user: User | AnonymousUser) -> bool:
     if creation.visibility == Visibility.PUBLIC:
         return True
     membership = membership_get(workspace=creation.workspace_id, user=user)
@@ -19,10 +19,10 @@ def can_view_creation(*, creation: Creation, user: AbstractBaseUser | AnonymousU
     return True
 
 
-def creation_viewable_or_404(*, creation: Creation, user: AbstractBaseUser | AnonymousUser) -> None:
+def creation_viewable_or_404(*, creation: Creation, user: User | AnonymousUser) -> None:
     if not can_view_creation(creation=creation, user=user):
         raise Http404("No such creation.")
 
 
-def membership_for_creation(*, creation: Creation, user: AbstractBaseUser | AnonymousUser) -> Membership | None:
+def membership_for_creation(*, creation: Creation, user: User | AnonymousUser) -> Membership | None:
     return membership_get(workspace=creation.workspace_id, user=user)

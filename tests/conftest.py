@@ -9,6 +9,7 @@ from tests.support import IN_CI
 pytest_plugins = [
     "tests.fixtures_accounts",
     # --- plugins added by other areas below (sandbox, model, runs, browser) ---
+    "tests.fixtures_model",  # agent area: the scripted OpenAI-compatible server
 ]
 
 

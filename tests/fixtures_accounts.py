@@ -18,7 +18,10 @@ class Team:
     outsider: User
 
 
-def make_user(username: str, password: str = "correct horse battery") -> User:
+PASSWORD = "correct horse battery"
+
+
+def make_user(username: str, password: str = PASSWORD) -> User:
     return User.objects.create_user(username=username, email=f"{username}@example.com", password=password)
 
 

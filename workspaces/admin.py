@@ -26,7 +26,17 @@ class ModelEndpointForm(forms.ModelForm[ModelEndpoint]):
 
     class Meta:
         model = ModelEndpoint
-        fields = "__all__"
+        fields = [
+            "workspace",
+            "name",
+            "base_url",
+            "model",
+            "api_key",
+            "extra_body",
+            "temperature",
+            "max_tokens",
+            "is_enabled",
+        ]
 
     def clean_api_key(self) -> Any:
         key = self.cleaned_data.get("api_key")

@@ -1,18 +1,18 @@
 """Reads for workspaces: who belongs where, with which role."""
 
-from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.contrib.auth.models import AnonymousUser, User
 from django.db.models import QuerySet
 
 from workspaces.models import Membership, Workspace
 
 
-def workspaces_for_user(*, user: AbstractBaseUser | AnonymousUser) -> QuerySet[Workspace]:
+def workspaces_for_user(*, user: User | AnonymousUser) -> QuerySet[Workspace]:
     if not user.is_authenticated:
         return Workspace.objects.none()
     return Workspace.objects.filter(memberships__user=user).order_by("-is_personal", "name")
 
 
-def membership_get(*, workspace: Workspace | int, user: AbstractBaseUser | AnonymousUser) -> Membership | None:
+def membership_get(*, workspace: Workspace | int, user: User | AnonymousUser) -> Membership | None:
     """The user's membership in the workspace, or None for outsiders and anonymous users."""
     if not user.is_authenticated:
         return None

@@ -1,0 +1,62 @@
+"""/healthz tells an operator which component is down."""
+
+import subprocess
+import time
+from collections.abc import Iterator
+
+import pytest
+from django.test import Client
+
+from tests.support import free_port, has_executable, port_open, require
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def own_redis() -> Iterator[str]:
+    """A Redis server of this test's own, so it can be stopped."""
+    require(has_executable("redis-server"), "redis-server is not installed")
+    port = free_port()
+    proc = subprocess.Popen(
+        ["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+        stdout=subprocess.DEVNULL,
+    )
+    for _ in range(100):
+        if port_open("127.0.0.1", port):
+            break
+        time.sleep(0.05)
+    yield f"redis://127.0.0.1:{port}/0"
+    proc.terminate()
+    proc.wait(timeout=10)
+
+
+def test_healthz_reports_every_component_ok(client: Client, settings: object, own_redis: str) -> None:
+    _point_at(settings, own_redis)
+    response = client.get("/healthz")
+    assert response.status_code == 200
+    body = response.json()
+    assert body["ok"] is True
+    assert set(body["components"]) == {"database", "redis", "celery_broker"}
+    assert all(c["ok"] for c in body["components"].values())
+
+
+def test_healthz_is_not_ok_when_redis_is_stopped(client: Client, settings: object, own_redis: str) -> None:
+    _point_at(settings, own_redis)
+    assert client.get("/healthz").status_code == 200
+    port = int(own_redis.rsplit(":", 1)[1].split("/")[0])
+    subprocess.run(["redis-cli", "-p", str(port), "shutdown", "nosave"], check=False, capture_output=True)
+    response = client.get("/healthz")
+    assert response.status_code == 503
+    body = response.json()
+    assert body["ok"] is False
+    assert body["components"]["redis"]["ok"] is False
+    assert body["components"]["celery_broker"]["ok"] is False
+    assert body["components"]["database"]["ok"] is True
+    assert "error" in body["components"]["redis"]
+
+
+def _point_at(settings: object, redis_url: str) -> None:
+    from config.celery import app
+
+    settings.REDIS_URL = redis_url  # type: ignore[attr-defined]
+    app.conf.broker_url = redis_url  # type: ignore[misc]
