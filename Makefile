@@ -30,8 +30,9 @@ system-run:
 system-test:
 	bash platform/dev/install-system.sh $(TEST_SYSTEM)
 
+# The sandbox image is tagged by a hash of its inputs: a no-op when up to date.
 sandbox-image: venv
-	$(PY) manage.py build_sandbox_image --offline
+	DEBUG=true $(PY) manage.py build_sandbox_image --offline
 
 run: venv system-run sandbox-image
 	bash platform/dev/run.sh

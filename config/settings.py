@@ -7,6 +7,7 @@ DATABASE_URL, REDIS_URL, SECRET_KEY, ALLOWED_HOSTS and the storage settings.
 """
 
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import django_stubs_ext
 from django.core.exceptions import ImproperlyConfigured
@@ -187,6 +188,7 @@ SANDBOX_TESTBED_SIZE = env.str("SANDBOX_TESTBED_SIZE", default="1g")
 SANDBOX_START_TIMEOUT = env.float("SANDBOX_START_TIMEOUT", default=60.0, validate=Range(min=1))
 SANDBOX_COMMAND_TIMEOUT = env.float("SANDBOX_COMMAND_TIMEOUT", default=180.0, validate=Range(min=1))
 SANDBOX_OUTPUT_LIMIT = env.int("SANDBOX_OUTPUT_LIMIT", default=16_000, validate=Range(min=1000))  # chars the model sees
+SANDBOX_STREAM_LIMIT = env.int("SANDBOX_STREAM_LIMIT", default=1_000_000, validate=Range(min=1000))  # chars streamed live per command
 SANDBOX_COPY_IN_MAX_BYTES = env.int("SANDBOX_COPY_IN_MAX_BYTES", default=200 * 1024 * 1024, validate=Range(min=1))
 SANDBOX_COPY_OUT_MAX_BYTES = env.int("SANDBOX_COPY_OUT_MAX_BYTES", default=500 * 1024 * 1024, validate=Range(min=1))
 SANDBOX_COPY_OUT_MAX_FILES = env.int("SANDBOX_COPY_OUT_MAX_FILES", default=1000, validate=Range(min=1))
@@ -194,10 +196,12 @@ SANDBOX_NETWORK_MODE = env.str("SANDBOX_NETWORK_MODE", default="internet", valid
 SANDBOX_NETWORK_NAME = env.str("SANDBOX_NETWORK_NAME", default="atelier-sandbox")
 SANDBOX_NETWORK_BRIDGE = env.str("SANDBOX_NETWORK_BRIDGE", default="atl-sandbox0")
 SANDBOX_NETWORK_SUBNET = env.str("SANDBOX_NETWORK_SUBNET", default="")  # empty: Docker picks one
-SANDBOX_DNS = env.list("SANDBOX_DNS", default=[])  # resolvers the sandbox may use; empty: Docker's
+SANDBOX_DNS: list[str] = env.list("SANDBOX_DNS", default=[])  # resolvers the sandbox may use; empty: Docker's
 SANDBOX_POOL_SIZE = env.int("SANDBOX_POOL_SIZE", default=0, validate=Range(min=0))
 SANDBOX_POOL_MAX_AGE = env.int("SANDBOX_POOL_MAX_AGE", default=3600, validate=Range(min=60))  # seconds
 SANDBOX_ORPHAN_MIN_AGE = env.int("SANDBOX_ORPHAN_MIN_AGE", default=6 * 3600, validate=Range(min=0))  # seconds
+# Dotted path of a callable(run_id: str) -> bool telling the janitor whether a run is active.
+SANDBOX_RUN_ACTIVE_CHECK = env.str("SANDBOX_RUN_ACTIVE_CHECK", default="")
 SANDBOX_JANITOR_INTERVAL = env.int("SANDBOX_JANITOR_INTERVAL", default=300, validate=Range(min=10))  # seconds
 CELERY_BEAT_SCHEDULE["sandboxes-janitor"] = {
     "task": "sandboxes.tasks.sandbox_janitor",
@@ -217,9 +221,73 @@ AGENT_DEMO_TYPING_DELAY = env.float("AGENT_DEMO_TYPING_DELAY", default=0.0, vali
 
 # --- Runs ---
 # (orchestration, events, streaming)
+# Hard ceiling on any run's wall time, whatever a workspace allows; the broker's
+# visibility timeout must outlast it, or Redis hands a running task to a second worker.
+RUN_MAX_SECONDS_CEILING = env.int("RUN_MAX_SECONDS_CEILING", default=4 * 3600, validate=Range(min=60))
+CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": RUN_MAX_SECONDS_CEILING + 3600}
+RUN_HEARTBEAT_SECONDS = env.float("RUN_HEARTBEAT_SECONDS", default=5.0, validate=Range(min=0.2))
+# A starting/running run whose heartbeat is older than this is reaped as failed.
+RUN_STALE_AFTER_SECONDS = env.float("RUN_STALE_AFTER_SECONDS", default=30.0, validate=Range(min=1))
+RUN_REAPER_INTERVAL = env.float("RUN_REAPER_INTERVAL", default=10.0, validate=Range(min=0.5))
+# Cancels arrive by Redis pub/sub at once; the database is polled as a fallback.
+RUN_CANCEL_POLL_SECONDS = env.float("RUN_CANCEL_POLL_SECONDS", default=1.0, validate=Range(min=0.05))
+# After a cancel, the output is copied out for at most this long before the sandbox is stopped.
+RUN_CANCEL_GRACE_SECONDS = env.float("RUN_CANCEL_GRACE_SECONDS", default=1.5, validate=Range(min=0))
+# Streamed text (command output, model text) is stored every ~100 ms or 8 KB, whichever first.
+RUN_EVENT_COALESCE_SECONDS = env.float("RUN_EVENT_COALESCE_SECONDS", default=0.1, validate=Range(min=0))
+RUN_EVENT_COALESCE_BYTES = env.int("RUN_EVENT_COALESCE_BYTES", default=8192, validate=Range(min=256))
+# A stored event payload stays under this; the full text goes to a file the event points to.
+RUN_EVENT_PAYLOAD_MAX_BYTES = env.int("RUN_EVENT_PAYLOAD_MAX_BYTES", default=32 * 1024, validate=Range(min=2048))
+# Live output kept per command; beyond it the stream says how much was left out.
+RUN_STREAM_MAX_BYTES_PER_CALL = env.int(
+    "RUN_STREAM_MAX_BYTES_PER_CALL", default=2 * 1024 * 1024, validate=Range(min=8192)
+)
+# Events sent inline in a channel-layer announcement (the rest is read from the database).
+RUN_ANNOUNCE_INLINE_MAX_BYTES = env.int("RUN_ANNOUNCE_INLINE_MAX_BYTES", default=16 * 1024, validate=Range(min=0))
+RUN_WS_REPLAY_PAGE = env.int("RUN_WS_REPLAY_PAGE", default=500, validate=Range(min=10))
+# An open websocket also checks the database this often, in case announcements were lost.
+RUN_WS_POLL_SECONDS = env.float("RUN_WS_POLL_SECONDS", default=5.0, validate=Range(min=0.2))
+RUN_BRIEF_MAX_CHARS = env.int("RUN_BRIEF_MAX_CHARS", default=20_000, validate=Range(min=100))
+RUN_INPUT_MAX_FILES = env.int("RUN_INPUT_MAX_FILES", default=20, validate=Range(min=0))
+RUN_INPUT_MAX_BYTES = env.int("RUN_INPUT_MAX_BYTES", default=100 * 1024 * 1024, validate=Range(min=1))  # all files
+# The sandbox janitor asks the runs which sandboxes are still needed (unless set otherwise).
+SANDBOX_RUN_ACTIVE_CHECK = SANDBOX_RUN_ACTIVE_CHECK or "creations.reaper.run_is_active"
+CELERY_BEAT_SCHEDULE["runs-reaper"] = {
+    "task": "creations.tasks.reap_stale_runs",
+    "schedule": RUN_REAPER_INTERVAL,
+    "options": {"expires": RUN_REAPER_INTERVAL},  # no pile-up while no worker is up
+}
 
 # --- Web / artifacts ---
 # (pages, artifact origin, previews)
+# Artifacts are served only from this separate origin (another host name), never with
+# the platform's cookies. Development: the platform at localhost, artifacts at 127.0.0.1.
+ARTIFACT_ORIGIN = env.str("ARTIFACT_ORIGIN", default="http://127.0.0.1:8000").rstrip("/")
+ARTIFACT_URL_MAX_AGE = env.int("ARTIFACT_URL_MAX_AGE", default=3600, validate=Range(min=30))  # s a signed URL lives
+# Where HTML artifacts (maps) may load images from; https: lets online map tiles show.
+ARTIFACT_HTML_IMG_SOURCES = env.str("ARTIFACT_HTML_IMG_SOURCES", default="'self' data: blob: https:")
+ARTIFACT_INLINE_RENDER_MAX_BYTES = env.int(  # markdown/text larger than this is offered as a download
+    "ARTIFACT_INLINE_RENDER_MAX_BYTES", default=512 * 1024, validate=Range(min=1024)
+)
+UPLOAD_MAX_FILE_BYTES = env.int("UPLOAD_MAX_FILE_BYTES", default=25 * 1024 * 1024, validate=Range(min=1))
+UPLOAD_ALLOWED_EXTENSIONS: list[str] = env.list(
+    "UPLOAD_ALLOWED_EXTENSIONS",
+    default=[
+        *("txt", "md", "csv", "tsv", "json", "geojson", "yaml", "yml", "xml", "html", "pdf", "py", "js", "css"),
+        *("png", "jpg", "jpeg", "gif", "webp", "svg", "mp3", "wav", "ogg", "mid", "midi", "mp4", "webm"),
+        *("xlsx", "docx", "pptx", "ttf", "otf", "zip"),
+    ],
+)
+GALLERY_PAGE_SIZE = env.int("GALLERY_PAGE_SIZE", default=24, validate=Range(min=1, max=200))
+# Previews are made in the worker by ffmpeg, pdftoppm, fluidsynth and headless Chromium,
+# each bounded in time and (except Chromium, whose V8 reserves address space) memory.
+PREVIEW_TIMEOUT = env.float("PREVIEW_TIMEOUT", default=30.0, validate=Range(min=1))  # s per tool
+PREVIEW_MEMORY_BYTES = env.int("PREVIEW_MEMORY_BYTES", default=1024 * 1024 * 1024, validate=Range(min=64 * 1024 * 1024))
+PREVIEW_MAX_INPUT_BYTES = env.int("PREVIEW_MAX_INPUT_BYTES", default=200 * 1024 * 1024, validate=Range(min=1))
+PREVIEW_WIDTH = env.int("PREVIEW_WIDTH", default=640, validate=Range(min=64, max=4096))
+PREVIEW_CHROMIUM = env.str("PREVIEW_CHROMIUM", default="chromium")
+PREVIEW_SOUNDFONT = env.str("PREVIEW_SOUNDFONT", default="/usr/share/sounds/sf2/FluidR3_GM.sf2")
+MIDDLEWARE.insert(1, "creations.artifact_origin.ArtifactOriginMiddleware")  # host-based dispatch, first
 
 # --- Logging ---
 LOG_LEVEL = env.str("LOG_LEVEL", default="INFO", validate=OneOf(["DEBUG", "INFO", "WARNING", "ERROR"]))
@@ -243,3 +311,12 @@ if not SECRET_KEY:
     SECRET_KEY = "insecure-development-key-do-not-use-in-production"  # noqa: S105  (DEBUG only)
 if STORAGE_BACKEND == "s3" and not _default_storage["OPTIONS"]["bucket_name"]:  # type: ignore[index]
     raise ImproperlyConfigured("S3_BUCKET must be set when STORAGE_BACKEND=s3.")
+# Web / artifacts: the artifact origin must be another host name (cookies are per
+# host, not per port) and is accepted as a Host header.
+_artifact_host = urlsplit(ARTIFACT_ORIGIN).hostname or ""
+if not _artifact_host or urlsplit(ARTIFACT_ORIGIN).scheme not in {"http", "https"}:
+    raise ImproperlyConfigured("ARTIFACT_ORIGIN must be an http(s) origin, e.g. https://artifacts.example.net")
+if _artifact_host == urlsplit(SITE_URL).hostname:
+    raise ImproperlyConfigured("ARTIFACT_ORIGIN must use another host name than SITE_URL (cookies ignore ports).")
+if _artifact_host not in ALLOWED_HOSTS and "*" not in ALLOWED_HOSTS:
+    ALLOWED_HOSTS = [*ALLOWED_HOSTS, _artifact_host]

@@ -47,9 +47,7 @@ class Sandbox(Protocol):
     @property
     def id(self) -> str: ...
 
-    def run_command(
-        self, command: str, *, timeout: float, on_output: OutputCallback | None = None
-    ) -> CommandResult:
+    def run_command(self, command: str, *, timeout: float, on_output: OutputCallback | None = None) -> CommandResult:
         """Run `command` in the sandbox's persistent bash (cwd, env and
         background jobs persist between calls). Output is streamed to
         `on_output` as it is printed."""

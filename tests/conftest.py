@@ -10,6 +10,8 @@ pytest_plugins = [
     "tests.fixtures_accounts",
     # --- plugins added by other areas below (sandbox, model, runs, browser) ---
     "tests.fixtures_model",  # agent area: the scripted OpenAI-compatible server
+    "tests.fixtures_sandbox",  # sandboxes area: image, provider, sandbox
+    "tests.fixtures_runs",  # runs area: a real Celery worker + beat + daphne (atelier_server, run_stack)
 ]
 
 

@@ -47,7 +47,7 @@ def inline_leaflet(html: str, leaflet_dir: Path = LEAFLET_DIR) -> str:
         "iconRetinaUrl": _data_uri(images / "marker-icon-2x.png"),
         "shadowUrl": _data_uri(images / "marker-shadow.png"),
     }
-    icon_js = "L.Icon.Default.mergeOptions({%s});" % ",".join(f'{k}:"{v}"' for k, v in icons.items())
+    icon_js = "L.Icon.Default.mergeOptions({{{}}});".format(",".join(f'{k}:"{v}"' for k, v in icons.items()))
     js_block = f"<script>{js}\n{icon_js}</script>"
     css_block = f"<style>{css}</style>"
     html, js_count = _LEAFLET_JS_TAG.subn(lambda _m: js_block, html, count=1)

@@ -1,0 +1,129 @@
+"""Sandbox benchmark: cold start, warm acquire, execute_bash round trips, 10 MB
+copy in/out, and the baseline of one `docker exec` per command (how the
+reference LLM-in-Sandbox agent runs commands), all in the same run.
+
+    DJANGO_SETTINGS_MODULE=config.test_settings .venv/bin/python bench/sandbox.py [--rounds N]
+
+Prints median and p90 (milliseconds) and writes bench/results/sandbox.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.test_settings")
+
+import django
+
+django.setup()
+
+from django.conf import settings  # noqa: E402
+
+from sandboxes.docker_runtime import start_sandbox  # noqa: E402
+from sandboxes.pool import WarmPool  # noqa: E402
+
+LABELS = {"atelier.owner": "bench", "atelier.run_id": "bench"}
+
+
+def measure(action: Callable[[], object], rounds: int) -> dict[str, float]:
+    samples = []
+    for _ in range(rounds):
+        started = time.perf_counter()
+        action()
+        samples.append((time.perf_counter() - started) * 1000)
+    samples.sort()
+    return {
+        "p50_ms": round(statistics.median(samples), 2),
+        "p90_ms": round(samples[min(len(samples) - 1, int(len(samples) * 0.9))], 2),
+        "rounds": rounds,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--rounds", type=int, default=30)
+    args = parser.parse_args()
+    rounds = args.rounds
+    results: dict[str, dict[str, float]] = {}
+
+    def cold() -> None:
+        start_sandbox(LABELS).stop()
+
+    results["cold_start"] = measure(cold, max(5, rounds // 3))
+
+    pool = WarmPool(2, max_age=3600)
+    try:
+        pool.wait_until_full()
+        acquired = []
+
+        def warm() -> None:
+            pool.wait_until_full()  # measure a hand-out from a full pool, as in steady state
+            started = time.perf_counter()
+            acquired.append(pool.acquire(labels=LABELS))
+            warm_samples.append((time.perf_counter() - started) * 1000)
+
+        warm_samples: list[float] = []
+        for _ in range(max(5, rounds // 3)):
+            warm()
+            pool.release(acquired.pop())
+        warm_samples.sort()
+        results["warm_acquire"] = {
+            "p50_ms": round(statistics.median(warm_samples), 2),
+            "p90_ms": round(warm_samples[min(len(warm_samples) - 1, int(len(warm_samples) * 0.9))], 2),
+            "rounds": len(warm_samples),
+        }
+    finally:
+        pool.shutdown()
+
+    box = start_sandbox(LABELS)
+    try:
+        box.run_command("true", timeout=30)
+        results["execute_bash_true"] = measure(lambda: box.run_command("true", timeout=30), rounds * 3)
+        results["execute_bash_python3_pass"] = measure(lambda: box.run_command("python3 -c pass", timeout=30), rounds)
+        results["baseline_docker_exec_true"] = measure(lambda: box.exec(["bash", "-lc", "true"]), rounds)
+        results["baseline_docker_exec_python3_pass"] = measure(
+            lambda: box.exec(["bash", "-lc", "python3 -c pass"]), rounds
+        )
+        payload = os.urandom(10 * 1024 * 1024)
+        results["copy_in_10mb"] = measure(lambda: box.write_files({"blob.bin": payload}), max(5, rounds // 3))
+        box.run_command("cp /testbed/input/blob.bin /testbed/output/blob.bin", timeout=60)
+        with tempfile.TemporaryDirectory() as tmp:
+            results["copy_out_10mb"] = measure(lambda: box.copy_out(Path(tmp) / "out"), max(5, rounds // 3))
+    finally:
+        box.stop()
+
+    speedup = results["baseline_docker_exec_true"]["p50_ms"] / results["execute_bash_true"]["p50_ms"]
+    report = {
+        "date": datetime.now(UTC).isoformat(timespec="seconds"),
+        "machine": {
+            "hostname": platform.node(),
+            "cpus": os.cpu_count(),
+            "python": platform.python_version(),
+            "kernel": platform.release(),
+        },
+        "runtime": settings.SANDBOX_RUNTIME,
+        "results": results,
+        "execute_bash_true_speedup_vs_docker_exec": round(speedup, 1),
+    }
+    for name, figures in results.items():
+        print(f"{name:36} p50 {figures['p50_ms']:9.2f} ms   p90 {figures['p90_ms']:9.2f} ms   (n={figures['rounds']})")
+    print(f"execute_bash `true` is {speedup:.0f}x faster than one docker exec per command")
+    out = Path(__file__).resolve().parent / "results" / "sandbox.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(report, indent=2) + "\n")
+    print(f"wrote {out}")
+
+
+if __name__ == "__main__":
+    main()

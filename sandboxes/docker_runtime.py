@@ -1,0 +1,293 @@
+"""The Docker implementation of the sandbox protocol (gVisor `runsc` by default)."""
+
+from __future__ import annotations
+
+import logging
+import secrets
+import threading
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import docker
+import docker.errors
+from django.conf import settings
+
+from sandboxes import files
+from sandboxes.docker_exec import ExecConnection
+from sandboxes.image import sandbox_image_tag
+from sandboxes.network import NetworkSettings, apply_egress_policy, ensure_network
+from sandboxes.runtime import CommandResult, CopyOutReport, OutputCallback
+from sandboxes.shell import PersistentShell, ShellLimits, ShellUnavailable
+
+logger = logging.getLogger(__name__)
+
+LABEL_SANDBOX = "atelier.sandbox"
+LABEL_RUN_ID = "atelier.run_id"
+LABEL_OWNER = "atelier.owner"
+LABEL_POOL = "atelier.pool"
+SANDBOX_USER = "1000:1000"
+NAME_PREFIX = "atelier-"
+
+
+class SandboxError(RuntimeError):
+    """A sandbox could not be started or used; the message says why."""
+
+
+@dataclass(frozen=True)
+class SandboxConfig:
+    image: str
+    runtime: str
+    memory: str
+    cpus: float
+    pids_limit: int
+    nproc: int
+    nofile: int
+    tmp_size: str
+    home_size: str
+    testbed_size: str
+    network_mode: str
+    network: NetworkSettings
+    output_limit: int
+    stream_limit: int
+    command_timeout: float
+    start_timeout: float
+    copy_in_max_bytes: int
+    copy_out_max_bytes: int
+    copy_out_max_files: int
+
+    @classmethod
+    def from_settings(cls) -> SandboxConfig:
+        s = settings
+        return cls(
+            image=sandbox_image_tag(),
+            runtime=s.SANDBOX_RUNTIME,
+            memory=s.SANDBOX_MEMORY,
+            cpus=s.SANDBOX_CPUS,
+            pids_limit=s.SANDBOX_PIDS_LIMIT,
+            nproc=s.SANDBOX_NPROC,
+            nofile=s.SANDBOX_NOFILE,
+            tmp_size=s.SANDBOX_TMP_SIZE,
+            home_size=s.SANDBOX_HOME_SIZE,
+            testbed_size=s.SANDBOX_TESTBED_SIZE,
+            network_mode=s.SANDBOX_NETWORK_MODE,
+            network=NetworkSettings(
+                name=s.SANDBOX_NETWORK_NAME,
+                bridge=s.SANDBOX_NETWORK_BRIDGE,
+                subnet=s.SANDBOX_NETWORK_SUBNET,
+                dns=tuple(s.SANDBOX_DNS),
+            ),
+            output_limit=s.SANDBOX_OUTPUT_LIMIT,
+            stream_limit=s.SANDBOX_STREAM_LIMIT,
+            command_timeout=s.SANDBOX_COMMAND_TIMEOUT,
+            start_timeout=s.SANDBOX_START_TIMEOUT,
+            copy_in_max_bytes=s.SANDBOX_COPY_IN_MAX_BYTES,
+            copy_out_max_bytes=s.SANDBOX_COPY_OUT_MAX_BYTES,
+            copy_out_max_files=s.SANDBOX_COPY_OUT_MAX_FILES,
+        )
+
+
+_network_lock = threading.Lock()
+_network_ready: set[str] = set()
+
+
+def _prepare_network(client: docker.DockerClient, config: SandboxConfig) -> str:
+    """The network to attach (created and policed once per process)."""
+    if config.network_mode == "none":
+        return "none"
+    with _network_lock:
+        if config.network.name not in _network_ready:
+            ensure_network(client, config.network)
+            apply_egress_policy(config.network)
+            _network_ready.add(config.network.name)
+    return config.network.name
+
+
+def _tmpfs(size: str, mode: str, owned: bool) -> str:
+    owner = ",uid=1000,gid=1000" if owned else ""
+    return f"rw,exec,nosuid,nodev,size={size},mode={mode}{owner}"
+
+
+def container_options(config: SandboxConfig, labels: Mapping[str, str], network: str) -> dict[str, Any]:
+    """Everything `docker run` gets: the hardening lives here."""
+    options: dict[str, Any] = {
+        "image": config.image,
+        "command": ["sleep", "infinity"],
+        "detach": True,
+        "runtime": config.runtime,
+        "user": SANDBOX_USER,
+        "cap_drop": ["ALL"],
+        "security_opt": ["no-new-privileges"],
+        "read_only": True,  # required under gVisor: rootfs writes would land unbounded on the host
+        "init": True,
+        "mem_limit": config.memory,
+        "memswap_limit": config.memory,  # no swap on top
+        "nano_cpus": int(config.cpus * 1e9),
+        "pids_limit": config.pids_limit,  # host threads under gVisor: generous; nproc stops fork bombs
+        "ulimits": [
+            docker.types.Ulimit(name="nproc", soft=config.nproc, hard=config.nproc),
+            docker.types.Ulimit(name="nofile", soft=config.nofile, hard=config.nofile),
+        ],
+        "tmpfs": {
+            "/tmp": _tmpfs(config.tmp_size, "1777", owned=False),  # noqa: S108 - inside the sandbox
+            "/home/agent": _tmpfs(config.home_size, "0755", owned=True),
+            "/testbed": _tmpfs(config.testbed_size, "0755", owned=True),  # bounded; docker cp can't reach it
+        },
+        "labels": {LABEL_SANDBOX: "1", **labels},
+        "hostname": "sandbox",
+        "working_dir": "/testbed",
+        "network_mode": network if network == "none" else None,
+        "network": None if network == "none" else network,
+        "log_config": docker.types.LogConfig(type="none"),
+    }
+    if config.network.dns and network != "none":
+        options["dns"] = list(config.network.dns)
+    return {key: value for key, value in options.items() if value is not None}
+
+
+def start_sandbox(
+    labels: Mapping[str, str], *, config: SandboxConfig | None = None, name: str | None = None
+) -> DockerSandbox:
+    """Create and start a container, then its persistent shell."""
+    config = config or SandboxConfig.from_settings()
+    if config.runtime != "runsc":
+        logger.warning(
+            "SANDBOX_RUNTIME=%s: sandboxes are NOT isolated by gVisor. Use this for development only.",
+            config.runtime,
+        )
+    client = docker.from_env(timeout=int(config.start_timeout) + 30)
+    network = _prepare_network(client, config)
+    name = name or f"{NAME_PREFIX}{secrets.token_hex(6)}"
+    try:
+        container = client.containers.run(name=name, **container_options(config, labels, network))
+    except docker.errors.ImageNotFound as exc:
+        raise SandboxError(
+            f"the sandbox image {config.image} is missing: run `python manage.py build_sandbox_image`"
+        ) from exc
+    except docker.errors.APIError as exc:
+        raise SandboxError(f"the sandbox could not start: {exc.explanation or exc}") from exc
+    sandbox = DockerSandbox(client, container.id, config, dict(labels), name)
+    try:
+        sandbox.start_shell()
+    except Exception:
+        sandbox.stop()
+        raise
+    return sandbox
+
+
+class DockerSandbox:
+    """One running container and its persistent shell."""
+
+    def __init__(
+        self, client: docker.DockerClient, container_id: str, config: SandboxConfig, labels: dict[str, str], name: str
+    ) -> None:
+        self._client = client
+        self._api = client.api
+        self.container_id = container_id
+        self.name = name
+        self.config = config
+        self.labels = labels
+        self.started_at = time.time()
+        self._shell = PersistentShell(
+            self._api, container_id, ShellLimits(output_limit=config.output_limit, stream_limit=config.stream_limit)
+        )
+        self._lock = threading.Lock()  # one command at a time in the shell
+        self._stopped = False
+
+    @property
+    def id(self) -> str:
+        return self.container_id
+
+    def start_shell(self) -> None:
+        try:
+            self._shell.start(timeout=self.config.start_timeout)
+        except ShellUnavailable as exc:
+            raise SandboxError(str(exc)) from exc
+
+    def rename(self, name: str) -> None:
+        self._api.rename(self.container_id, name)
+        self.name = name
+
+    # -- the protocol ------------------------------------------------------
+    def run_command(
+        self, command: str, *, timeout: float | None = None, on_output: OutputCallback | None = None
+    ) -> CommandResult:
+        started = time.monotonic()
+        with self._lock:
+            if self._stopped:
+                return _unavailable("The sandbox has been stopped.", started)
+            try:
+                return self._shell.run(command, timeout=timeout or self.config.command_timeout, on_output=on_output)
+            except ShellUnavailable:
+                return _unavailable(f"The sandbox stopped ({self.exit_reason()}); no command can run.", started)
+
+    def exec(self, argv: list[str], *, stdin: bytes | None = None, timeout: float = 60) -> tuple[int, bytes]:
+        conn = ExecConnection.open(self._api, self.container_id, argv, stdin=stdin is not None)
+        output = bytearray()
+        try:
+            if stdin is not None:
+                conn.send(stdin)
+                conn.close_stdin()
+            for _, payload in conn.frames(time.monotonic() + timeout):
+                output += payload
+        finally:
+            conn.close()
+        code = conn.exit_code()
+        return (code if code is not None else -1), bytes(output)
+
+    def write_files(self, files_to_write: Mapping[str, bytes], *, dest: str = "/testbed/input") -> None:
+        archive = files.build_tar(files_to_write, self.config.copy_in_max_bytes)
+        script = 'mkdir -p -- "$1" && exec tar -x --no-same-owner --no-same-permissions -C "$1" -f -'
+        conn = ExecConnection.open(self._api, self.container_id, ["sh", "-c", script, "write-files", dest])
+        code, messages = files.write_files(conn, archive, timeout=max(60.0, len(archive) / 1e6))
+        if code != 0:
+            raise SandboxError(f"writing files to {dest} failed (exit {code}): {messages.strip()}")
+
+    def copy_out(self, dest_dir: Path, *, src: str = "/testbed/output") -> CopyOutReport:
+        script = 'cd -- "$1" && exec tar -c --format=gnu -f - .'
+        conn = ExecConnection.open(self._api, self.container_id, ["sh", "-c", script, "copy-out", src], stdin=False)
+        return files.read_tar_stream(
+            conn,
+            dest_dir,
+            max_bytes=self.config.copy_out_max_bytes,
+            max_files=self.config.copy_out_max_files,
+            timeout=max(120.0, self.config.copy_out_max_bytes / 5e6),
+        )
+
+    def stop(self) -> None:
+        if self._stopped:
+            return
+        self._stopped = True
+        self._shell.close()
+        try:
+            self._api.remove_container(self.container_id, force=True)
+        except docker.errors.NotFound:
+            pass
+        except docker.errors.APIError as exc:
+            if "already in progress" not in str(exc):
+                logger.warning("could not remove sandbox %s: %s", self.container_id[:12], exc)
+
+    # -- state ---------------------------------------------------------------
+    def is_running(self) -> bool:
+        try:
+            state = self._api.inspect_container(self.container_id)["State"]
+        except docker.errors.NotFound:
+            return False
+        return bool(state.get("Running"))
+
+    def exit_reason(self) -> str:
+        try:
+            state = self._api.inspect_container(self.container_id)["State"]
+        except docker.errors.NotFound:
+            return "removed"
+        if state.get("Running"):
+            return "running"
+        if state.get("OOMKilled") or state.get("ExitCode") == 137:
+            return "killed: out of memory or a limit was exceeded"
+        return f"exited with code {state.get('ExitCode')}"
+
+
+def _unavailable(message: str, started: float) -> CommandResult:
+    return CommandResult(exit_code=None, output=message, duration=time.monotonic() - started, shell_restarted=False)

@@ -1,0 +1,103 @@
+"""Checks behind `manage.py sandbox_doctor`: engine, runtime, image, sandbox, network policy."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import docker
+import docker.errors
+from django.conf import settings
+
+from sandboxes.docker_runtime import SandboxConfig, start_sandbox
+from sandboxes.image import sandbox_image_tag
+from sandboxes.network import egress_policy_problems
+
+
+@dataclass(frozen=True)
+class Check:
+    name: str
+    ok: bool
+    detail: str
+    fix: str = ""
+    warning: bool = False
+
+
+def run_checks(*, start_one: bool = True) -> Iterator[Check]:
+    try:
+        client = docker.from_env(timeout=15)
+        info = client.info()
+    except Exception as exc:
+        yield Check(
+            "engine",
+            False,
+            f"Docker does not answer: {exc}",
+            "Install docker.io and start dockerd (make test does both).",
+        )
+        return
+    yield Check("engine", True, f"Docker {info.get('ServerVersion')}")
+    runtime = settings.SANDBOX_RUNTIME
+    runtimes = info.get("Runtimes", {})
+    if runtime not in runtimes:
+        yield Check(
+            "runtime",
+            False,
+            f"runtime {runtime!r} is not registered (have: {', '.join(runtimes)})",
+            "Install runsc (bookworm-backports) and register it in /etc/docker/daemon.json; "
+            "see platform/sandbox/README.md.",
+        )
+    elif runtime != "runsc":
+        yield Check(
+            "runtime",
+            True,
+            f"SANDBOX_RUNTIME={runtime}: NOT isolated by gVisor (development only)",
+            "Set SANDBOX_RUNTIME=runsc in production.",
+            warning=True,
+        )
+    else:
+        yield Check("runtime", True, "runsc (gVisor) is registered")
+    tag = sandbox_image_tag()
+    try:
+        client.images.get(tag)
+        yield Check("image", True, tag)
+    except docker.errors.ImageNotFound:
+        yield Check(
+            "image",
+            False,
+            f"{tag} is missing",
+            "python manage.py build_sandbox_image (add --offline without a registry)",
+        )
+        return
+    if start_one:
+        try:
+            box = start_sandbox({"atelier.owner": "doctor", "atelier.run_id": "doctor"})
+        except Exception as exc:
+            yield Check(
+                "sandbox",
+                False,
+                f"a sandbox does not start: {exc}",
+                "Look at dockerd's log; check the runtime arguments in /etc/docker/daemon.json.",
+            )
+            return
+        try:
+            result = box.run_command("id -u", timeout=30)
+            used = client.api.inspect_container(box.id)["HostConfig"].get("Runtime")
+            yield Check(
+                "sandbox",
+                result.exit_code == 0 and result.output.strip() == "1000" and used == runtime,
+                f"started under {used}; runs as uid {result.output.strip() or '?'}",
+                "Check the image's user and the runtime registration.",
+            )
+        finally:
+            box.stop()
+    config = SandboxConfig.from_settings()
+    if config.network_mode == "none":
+        yield Check("network", True, "SANDBOX_NETWORK_MODE=none: no network")
+        return
+    problems = egress_policy_problems(config.network)
+    yield Check(
+        "network policy",
+        not problems,
+        "; ".join(problems) or f"in place for bridge {config.network.bridge}",
+        "Run python manage.py sandbox_doctor --fix as root on the Docker host (iptables).",
+    )

@@ -1,0 +1,186 @@
+"""Files in and out of a sandbox through exec'd `tar` streams.
+
+In: a tar built here is piped to `tar -x` in the sandbox (never Docker's
+put_archive, which gVisor mishandles in running containers).
+Out: `tar -c` in the sandbox streams to the worker, which reads it with
+`tarfile` in stream mode and writes only regular files under the target
+directory: no symlinks or hardlinks (a link could point at a host path), no
+devices or FIFOs, no absolute or `..` paths, byte and file-count caps. The
+worker never holds more than one tar block in memory. (docker cp and
+get_archive cannot read the tmpfs /testbed, and would follow no policy.)
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import posixpath
+import tarfile
+import time
+import unicodedata
+from collections.abc import Mapping
+from pathlib import Path, PurePosixPath
+
+from sandboxes.docker_exec import STDOUT, ExecClosed, ExecConnection
+from sandboxes.runtime import CopiedFile, CopyOutReport
+
+MAX_NAME_BYTES = 255  # one path component, as on ext4
+MAX_PATH_BYTES = 1024
+
+
+class CopyInError(ValueError):
+    """The files to copy in are not acceptable; the message says why."""
+
+
+def name_problem(path: str) -> str | None:
+    """Why a relative path cannot be stored, or None when it is fine."""
+    if not path or path.startswith("/"):
+        return "absolute or empty path"
+    parts = PurePosixPath(path).parts
+    if any(part in ("..", ".") for part in path.split("/")):
+        return "path contains '.' or '..'"
+    if any(unicodedata.category(char) == "Cc" for char in path):
+        return "name contains a control character (such as a newline)"
+    if any(len(part.encode("utf-8", "surrogateescape")) > MAX_NAME_BYTES for part in parts):
+        return f"a name is longer than {MAX_NAME_BYTES} bytes"
+    if len(path.encode("utf-8", "surrogateescape")) > MAX_PATH_BYTES:
+        return f"path is longer than {MAX_PATH_BYTES} bytes"
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        return "name is not valid UTF-8"
+    return None
+
+
+def build_tar(files: Mapping[str, bytes], max_bytes: int) -> bytes:
+    total = sum(len(content) for content in files.values())
+    if total > max_bytes:
+        raise CopyInError(f"the files are {total} bytes, more than the limit of {max_bytes}")
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w", format=tarfile.PAX_FORMAT) as tar:
+        for name, content in files.items():
+            relative = name[2:] if name.startswith("./") else name
+            problem = name_problem(relative)
+            if problem:
+                raise CopyInError(f"cannot copy {name!r} in: {problem}")
+            info = tarfile.TarInfo(relative)
+            info.size = len(content)
+            info.mode = 0o644
+            info.mtime = int(time.time())
+            tar.addfile(info, io.BytesIO(content))
+    return buffer.getvalue()
+
+
+def write_files(conn: ExecConnection, archive: bytes, timeout: float) -> tuple[int | None, str]:
+    """Stream `archive` to an exec'd `tar -x` and wait for it; (exit code, messages)."""
+    try:
+        view = memoryview(archive)
+        for start in range(0, len(view), 1 << 20):
+            conn.send(view[start : start + (1 << 20)])
+        conn.close_stdin()
+        messages = b"".join(payload for _, payload in conn.frames(time.monotonic() + timeout))
+    finally:
+        conn.close()
+    return conn.exit_code(), messages.decode("utf-8", "replace")[-2000:]
+
+
+class _ExecStdoutReader(io.RawIOBase):
+    """A file-like view of an exec's stdout (stderr kept apart, bounded)."""
+
+    def __init__(self, conn: ExecConnection, deadline: float) -> None:
+        self._conn = conn
+        self._deadline = deadline
+        self._buffer = b""
+        self.stderr = b""
+        self.eof = False
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, target: bytearray | memoryview) -> int:  # type: ignore[override]
+        while not self._buffer and not self.eof:
+            try:
+                frame = self._conn.read_frame(self._deadline)
+            except ExecClosed:
+                self.eof = True
+                break
+            if frame is None:
+                raise TimeoutError("copying files out took too long")
+            stream, payload = frame
+            if stream == STDOUT:
+                self._buffer = payload
+            else:
+                self.stderr = (self.stderr + payload)[-4000:]
+        size = min(len(target), len(self._buffer))
+        target[:size] = self._buffer[:size]
+        self._buffer = self._buffer[size:]
+        return size
+
+
+def _member_problem(member: tarfile.TarInfo) -> str | None:
+    if member.issym():
+        return "symbolic link (not followed)"
+    if member.islnk():
+        return "hard link (not followed)"
+    if member.isdev() or member.isfifo():
+        return "device or FIFO"
+    if not (member.isfile() or member.isdir()):
+        return "not a regular file"
+    return None
+
+
+def read_tar_stream(
+    conn: ExecConnection, dest_dir: Path, *, max_bytes: int, max_files: int, timeout: float
+) -> CopyOutReport:
+    """Unpack regular files from the exec's tar stream into `dest_dir`, safely."""
+    dest_dir.mkdir(parents=True, exist_ok=True)
+    root = dest_dir.resolve()
+    reader = _ExecStdoutReader(conn, time.monotonic() + timeout)
+    report = CopyOutReport()
+    total_bytes = 0
+    try:
+        stream = io.BufferedReader(reader, buffer_size=1 << 16)
+        with tarfile.open(fileobj=stream, mode="r|", encoding="utf-8", errors="surrogateescape") as tar:
+            for member in tar:
+                name = posixpath.normpath(member.name.removeprefix("./")) if member.name not in (".", "./") else ""
+                if not name or name == ".":
+                    continue
+                problem = name_problem(name) or _member_problem(member)
+                if problem:
+                    report.rejected.append((name, problem))
+                    continue
+                target = (root / name).resolve()
+                if root not in target.parents:
+                    report.rejected.append((name, "outside the output directory"))
+                    continue
+                if member.isdir():
+                    target.mkdir(parents=True, exist_ok=True)
+                    continue
+                if len(report.files) >= max_files:
+                    report.rejected.append((name, f"more than {max_files} files"))
+                    return _truncated(report)
+                if total_bytes + member.size > max_bytes:
+                    report.rejected.append((name, f"the output would exceed {max_bytes} bytes"))
+                    return _truncated(report)
+                source = tar.extractfile(member)
+                if source is None:
+                    report.rejected.append((name, "unreadable"))
+                    continue
+                target.parent.mkdir(parents=True, exist_ok=True)
+                flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0)
+                with os.fdopen(os.open(target, flags, 0o644), "wb") as out:
+                    while chunk := source.read(1 << 16):
+                        out.write(chunk)
+                total_bytes += member.size
+                report.files.append(CopiedFile(path=name, local_path=target, size=member.size))
+    except tarfile.ReadError as exc:
+        if report.files or reader.stderr.strip() == b"":
+            raise
+        raise FileNotFoundError(reader.stderr.decode("utf-8", "replace").strip()) from exc
+    finally:
+        conn.close()
+    return report
+
+
+def _truncated(report: CopyOutReport) -> CopyOutReport:
+    return CopyOutReport(files=report.files, rejected=report.rejected, truncated=True)

@@ -1,0 +1,69 @@
+"""Files in and out: exec streams, no symlink following, caps, odd names."""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import os
+
+import pytest
+
+from sandboxes.files import CopyInError
+
+pytestmark = pytest.mark.timeout(300)
+
+
+def test_a_symlink_in_output_pointing_at_a_host_path_does_not_leak_it(sandbox, tmp_path):
+    secret = tmp_path / "host-secret.txt"
+    secret.write_text("host secret")
+    sandbox.run_command(
+        f"cd /testbed/output && ln -s {secret} leak && ln -s /etc/hostname hostname && echo ok > real.txt",
+        timeout=30,
+    )
+    report = sandbox.copy_out(tmp_path / "out")
+    assert [f.path for f in report.files] == ["real.txt"]
+    assert dict(report.rejected) == {"leak": "symbolic link (not followed)", "hostname": "symbolic link (not followed)"}
+    copied = sorted(p.name for p in (tmp_path / "out").rglob("*"))
+    assert copied == ["real.txt"]
+
+
+def test_ten_megabytes_go_in_and_come_out_intact(sandbox, tmp_path):
+    payload = os.urandom(10 * 1024 * 1024)
+    sandbox.write_files({"data/blob.bin": payload})
+    result = sandbox.run_command(
+        "sha256sum /testbed/input/data/blob.bin | cut -d' ' -f1; cp /testbed/input/data/blob.bin /testbed/output/",
+        timeout=60,
+    )
+    assert result.output.strip() == hashlib.sha256(payload).hexdigest()
+    report = sandbox.copy_out(tmp_path / "out")
+    assert [(f.path, f.size) for f in report.files] == [("blob.bin", len(payload))]
+    assert (tmp_path / "out" / "blob.bin").read_bytes() == payload
+
+
+def test_odd_names_survive_or_are_rejected_with_a_reason(sandbox, tmp_path):
+    long_name = "n" * 250
+    sandbox.run_command(
+        f"cd /testbed/output && touch 'café ☕ 地図.txt' {long_name} \"$(printf 'two\\nlines')\" && "
+        "mkdir -p deep/er && echo x > deep/er/file.txt && mkfifo pipe",
+        timeout=30,
+    )
+    report = sandbox.copy_out(tmp_path / "out")
+    assert sorted(f.path for f in report.files) == sorted(["café ☕ 地図.txt", long_name, "deep/er/file.txt"])
+    reasons = dict(report.rejected)
+    assert "control character" in reasons["two\nlines"]
+    assert reasons["pipe"] == "device or FIFO"
+
+
+def test_copy_out_stops_at_the_file_count_cap(sandbox, tmp_path):
+    sandbox.run_command("cd /testbed/output && for i in $(seq 1 20); do echo $i > f$i; done", timeout=30)
+    sandbox.config = dataclasses.replace(sandbox.config, copy_out_max_files=5)
+    report = sandbox.copy_out(tmp_path / "out")
+    assert report.truncated
+    assert len(report.files) == 5
+    assert len(list((tmp_path / "out").iterdir())) == 5
+
+
+def test_copy_in_refuses_paths_that_escape_the_destination(sandbox):
+    for bad in ("../escape.txt", "/etc/passwd", "a/../../b", "new\nline"):
+        with pytest.raises(CopyInError):
+            sandbox.write_files({bad: b"x"})

@@ -1,0 +1,94 @@
+"""The persistent shell behind execute_bash, under the real runtime."""
+
+from __future__ import annotations
+
+import tracemalloc
+
+import pytest
+
+pytestmark = pytest.mark.timeout(300)
+
+
+def test_working_directory_variables_and_background_jobs_persist_between_commands(sandbox):
+    sandbox.run_command("mkdir -p /testbed/work && cd /testbed/work && export GREETING=hello", timeout=30)
+    sandbox.run_command("sleep 300 &", timeout=30)
+    result = sandbox.run_command('pwd; echo "$GREETING"; jobs', timeout=30)
+    assert result.exit_code == 0
+    lines = result.output.splitlines()
+    assert lines[0] == "/testbed/work"
+    assert lines[1] == "hello"
+    assert "sleep 300" in lines[2]
+    assert "Running" in lines[2]
+
+
+def test_exit_code_and_stderr_are_returned(sandbox):
+    result = sandbox.run_command("echo to-stderr >&2; false", timeout=30)
+    assert result.exit_code == 1
+    assert result.output == "to-stderr\n"
+
+
+def test_output_streams_to_the_callback_in_order_while_the_command_runs(sandbox):
+    chunks: list[str] = []
+    result = sandbox.run_command(
+        "for i in 1 2 3 4 5; do echo line-$i; sleep 0.2; done", timeout=30, on_output=chunks.append
+    )
+    assert len(chunks) >= 3  # several pieces arrived, not one block at the end
+    assert "".join(chunks) == result.output
+    assert result.output.split() == [f"line-{i}" for i in range(1, 6)]
+
+
+def test_a_timeout_kills_the_command_and_keeps_the_shell(sandbox):
+    sandbox.run_command("cd /tmp && export KEPT=yes", timeout=30)
+    result = sandbox.run_command("for i in 1 2 3; do sleep 60; done; echo never", timeout=2)
+    assert result.timed_out
+    assert result.exit_code is None
+    assert not result.shell_restarted
+    assert "never" not in result.output
+    assert "timed out" in result.output
+    after = sandbox.run_command('pwd; echo "$KEPT"; pgrep -P $$ -x sleep || echo no-sleep', timeout=30)
+    assert after.output.split() == ["/tmp", "yes", "no-sleep"]
+
+
+def test_a_killed_shell_is_restarted_and_the_model_is_told(sandbox):
+    sandbox.run_command("export LOST=1; echo kept > /testbed/file", timeout=30)
+    result = sandbox.run_command("kill -9 $$", timeout=30)
+    assert result.shell_restarted
+    assert "new shell" in result.output
+    after = sandbox.run_command('echo "[$LOST]"; cat /testbed/file', timeout=30)
+    assert after.exit_code == 0
+    assert after.output.split() == ["[]", "kept"]
+
+
+def test_long_output_is_cut_for_the_model_and_saved_whole_in_the_sandbox(sandbox):
+    result = sandbox.run_command("seq 1 100000", timeout=60)
+    assert result.exit_code == 0
+    assert result.output.startswith("1\n2\n3\n")
+    assert result.output.rstrip().endswith("99999\n100000")
+    assert "characters cut" in result.output
+    assert len(result.output) < 20_000
+    assert result.full_output_path
+    saved = sandbox.run_command(f"grep -c . {result.full_output_path}; tail -n 1 {result.full_output_path}", timeout=30)
+    assert saved.output.split() == ["100000", "100000"]
+
+
+def test_printing_100_mb_keeps_worker_memory_bounded(sandbox):
+    streamed = 0
+
+    def count(chunk: str) -> None:
+        nonlocal streamed
+        streamed += len(chunk)
+
+    tracemalloc.start()
+    try:
+        result = sandbox.run_command(
+            "head -c 100000000 /dev/zero | tr '\\0' x; echo; echo done", timeout=240, on_output=count
+        )
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert result.exit_code == 0
+    assert result.output.rstrip().endswith("done")
+    assert peak < 20 * 1024 * 1024, f"worker peak {peak / 1e6:.1f} MB"
+    assert streamed < 5_000_000  # live output pauses past the stream limit
+    after = sandbox.run_command("echo still-here", timeout=30)
+    assert after.output == "still-here\n"
