@@ -12,6 +12,7 @@ pytest_plugins = [
     "tests.fixtures_model",  # agent area: the scripted OpenAI-compatible server
     "tests.fixtures_sandbox",  # sandboxes area: image, provider, sandbox
     "tests.fixtures_runs",  # runs area: a real Celery worker + beat + daphne (atelier_server, run_stack)
+    "tests.fixtures_browser",  # web area: headless Chromium against the running stack (browser, web)
 ]
 
 

@@ -183,9 +183,7 @@ class OpenAIModelClient:
         ]
         if usage is None:
             produced = text + "".join(reasoning) + "".join(c.name + c.arguments for c in tool_calls)
-            usage = Usage(
-                estimate_prompt_tokens(messages, tools), estimate_text_tokens(produced), estimated=True
-            )
+            usage = Usage(estimate_prompt_tokens(messages, tools), estimate_text_tokens(produced), estimated=True)
         return ModelReply(
             content=text,
             reasoning="".join(reasoning),

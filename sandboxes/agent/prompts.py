@@ -40,12 +40,8 @@ NO_TOOL_CALL_NUDGE = (
     "str_replace_editor to keep working, or call submit if /testbed/output is complete."
 )
 
-LAST_STEP_NOTE = (
-    "[This is your last step: make sure your files are in /testbed/output and call submit now.]"
-)
-TOKEN_BUDGET_NOTE = (
-    "[The token budget for this task is used up: call submit now with what is in /testbed/output.]"
-)
+LAST_STEP_NOTE = "[This is your last step: make sure your files are in /testbed/output and call submit now.]"
+TOKEN_BUDGET_NOTE = "[The token budget for this task is used up: call submit now with what is in /testbed/output.]"  # noqa: S105 - a message, not a password
 TIME_BUDGET_NOTE = "[Time is almost up: call submit now with what is in /testbed/output.]"
 
 

@@ -20,7 +20,7 @@ class RetryPolicy:
         if retry_after is not None and 0 <= retry_after <= self.max_delay:
             return retry_after
         ceiling = min(self.max_delay, self.initial_delay * (2**attempt))
-        return ceiling / 2 + random.uniform(0, ceiling / 2)
+        return ceiling / 2 + random.uniform(0, ceiling / 2)  # noqa: S311 - jitter, not secrecy
 
 
 def wait_or_cancelled(seconds: float, cancel: threading.Event | None) -> bool:

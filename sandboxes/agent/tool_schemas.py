@@ -59,7 +59,10 @@ STR_REPLACE_EDITOR_SCHEMA: dict[str, Any] = {
                 "path": {"type": "string", "description": "Absolute path, e.g. `/testbed/make_poster.py`."},
                 "file_text": {"type": "string", "description": "Content of the new file (`create`)."},
                 "old_str": {"type": "string", "description": "Exact text to replace (`str_replace`)."},
-                "new_str": {"type": "string", "description": "Replacement (`str_replace`) or text to insert (`insert`)."},
+                "new_str": {
+                    "type": "string",
+                    "description": "Replacement (`str_replace`) or text to insert (`insert`).",
+                },
                 "insert_line": {"type": "integer", "description": "Line after which to insert (`insert`)."},
                 "view_range": {
                     "type": "array",
@@ -77,8 +80,7 @@ SUBMIT_SCHEMA: dict[str, Any] = {
     "function": {
         "name": SUBMIT,
         "description": (
-            "Finish the task. Call this once the deliverables are in /testbed/output. "
-            "Nothing runs after it."
+            "Finish the task. Call this once the deliverables are in /testbed/output. Nothing runs after it."
         ),
         "parameters": {
             "type": "object",

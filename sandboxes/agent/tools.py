@@ -58,7 +58,7 @@ def parse_arguments(raw: str) -> dict[str, Any]:
     except json.JSONDecodeError as error:
         raise InvalidCall(
             f"the arguments are not valid JSON ({error.msg} at position {error.pos}); "
-            "send a JSON object such as {\"command\": \"ls\"}"
+            'send a JSON object such as {"command": "ls"}'
         ) from None
     if not isinstance(value, dict):
         raise InvalidCall("the arguments must be a JSON object")
@@ -70,9 +70,7 @@ class ToolRunner:
         self._sandbox = sandbox
         self._editor = editor
 
-    def run(
-        self, name: str, arguments: dict[str, Any], *, timeout: float, on_output: OutputCallback
-    ) -> ToolOutcome:
+    def run(self, name: str, arguments: dict[str, Any], *, timeout: float, on_output: OutputCallback) -> ToolOutcome:
         """Run one checked call. Raises InvalidCall or SandboxFailure."""
         if name == EXECUTE_BASH:
             return self._execute_bash(arguments, timeout=timeout, on_output=on_output)
@@ -83,9 +81,7 @@ class ToolRunner:
             return ToolOutcome(output="Submitted.", is_error=False, submitted=True, summary=str(summary or ""))
         raise InvalidCall(f"there is no tool named {name!r}; the tools are {', '.join(TOOL_NAMES)}")
 
-    def _execute_bash(
-        self, arguments: dict[str, Any], *, timeout: float, on_output: OutputCallback
-    ) -> ToolOutcome:
+    def _execute_bash(self, arguments: dict[str, Any], *, timeout: float, on_output: OutputCallback) -> ToolOutcome:
         command = _required_string(arguments, "command")
         started = time.monotonic()
         try:

@@ -1,0 +1,29 @@
+"""Agent knobs from Django settings (config/settings.py, "Agent" section),
+with the same defaults when the package is used outside Django."""
+
+from __future__ import annotations
+
+from typing import Any
+
+DEFAULTS: dict[str, Any] = {
+    "AGENT_MAX_STEPS": 40,
+    "AGENT_MAX_WALL_SECONDS": 1800.0,
+    "AGENT_MODEL_TIMEOUT": 120.0,
+    "AGENT_MODEL_CONNECT_TIMEOUT": 10.0,
+    "AGENT_MODEL_RETRIES": 4,
+    "AGENT_MODEL_BACKOFF_INITIAL": 0.5,
+    "AGENT_MODEL_BACKOFF_MAX": 20.0,
+    "AGENT_DEMO_TYPING_DELAY": 0.0,
+    "SANDBOX_COMMAND_TIMEOUT": 180.0,
+}
+
+
+def agent_setting(name: str) -> Any:
+    try:
+        from django.conf import settings
+
+        if settings.configured:
+            return getattr(settings, name, DEFAULTS[name])
+    except ImportError:  # pragma: no cover - Django is a dependency
+        pass
+    return DEFAULTS[name]

@@ -1,0 +1,78 @@
+"""Run one blocking call (a model request, a shell command) in a worker thread
+while the loop thread forwards what it streams and watches for a stop.
+
+This keeps two promises of the loop: every event is emitted from the loop
+thread, and a cancel or an exhausted time budget is noticed at once, even
+while the model has not sent its first byte or a command is still running.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+import time
+from collections.abc import Callable
+from typing import Any, Generic, TypeVar
+
+T = TypeVar("T")
+Forward = Callable[[Any], None]
+
+POLL_SECONDS = 0.05  # how often a waiting loop looks at cancel and the clock
+
+
+class Stopped(Exception):
+    """The run was cancelled or ran out of time while waiting."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason  # "cancelled" | "time_limit"
+
+
+class _Done(Generic[T]):
+    __slots__ = ("value",)
+
+    def __init__(self, value: T) -> None:
+        self.value = value
+
+
+class _Failed:
+    __slots__ = ("error",)
+
+    def __init__(self, error: BaseException) -> None:
+        self.error = error
+
+
+def run_in_worker(
+    call: Callable[[Forward], T],
+    *,
+    forward: Forward,
+    cancel: threading.Event,
+    deadline: float | None,
+    name: str,
+) -> T:
+    """Run `call(push)` in a thread; every `push(item)` reaches `forward(item)`
+    on this thread, in order. Raises Stopped, or what `call` raised."""
+    inbox: queue.SimpleQueue[Any] = queue.SimpleQueue()
+
+    def work() -> None:
+        try:
+            inbox.put(_Done(call(inbox.put)))
+        except BaseException as error:  # handed over to the loop thread
+            inbox.put(_Failed(error))
+
+    threading.Thread(target=work, name=name, daemon=True).start()
+    while True:
+        try:
+            item = inbox.get(timeout=POLL_SECONDS)
+        except queue.Empty:
+            item = None
+        if isinstance(item, _Done):
+            return item.value
+        if isinstance(item, _Failed):
+            raise item.error
+        if item is not None:
+            forward(item)
+        if cancel.is_set():
+            raise Stopped("cancelled")
+        if deadline is not None and time.monotonic() >= deadline:
+            raise Stopped("time_limit")

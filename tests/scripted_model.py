@@ -1,0 +1,424 @@
+"""A scripted OpenAI-compatible chat completions server for tests.
+
+It listens on 127.0.0.1 on a free port and answers each request with the
+next entry of its script, over real HTTP, so the real `openai` client (and
+everything above it) is exercised. Script entries:
+
+- `reply(text=..., tool_calls=[call(...)], reasoning=...)`: an assistant reply;
+  streamed as server-sent events when the request asks for `stream: true`.
+- `call("execute_bash", {"command": "ls"})` or `call("x", raw='{"bad json')`:
+  a tool call; `raw` sends the arguments text verbatim (malformed on purpose).
+- `http_error(500)`, `http_error(400, message=..., code=...)`: an error response.
+- `drop()`: close the connection without answering; `drop(after_chunks=2)`
+  breaks a stream halfway.
+- any entry takes `delay=` seconds before answering.
+- a callable `entry(request_body) -> entry` decides from the request.
+
+Every request is recorded (`requests`: body, headers, received/finished
+times on the monotonic clock), which is what the benchmark measures.
+When the script runs out, the server answers `exhausted` (default: HTTP 500
+with a clear message) so an over-long run fails loudly.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+@dataclass(frozen=True)
+class ToolCallSpec:
+    name: str
+    arguments: str  # raw JSON text (or deliberately not JSON)
+    call_id: str | None = None
+
+
+@dataclass(frozen=True)
+class Reply:
+    text: str = ""
+    tool_calls: tuple[ToolCallSpec, ...] = ()
+    reasoning: str = ""
+    usage: dict[str, int] | None = None  # None: computed; omit_usage drops it
+    omit_usage: bool = False
+    delay: float = 0.0
+    chunk_chars: int = 8  # streamed text is cut into pieces of this size
+    finish_reason: str | None = None
+
+
+@dataclass(frozen=True)
+class HttpError:
+    status: int
+    message: str = "scripted error"
+    code: str | None = None
+    error_type: str = "server_error"
+    headers: dict[str, str] = field(default_factory=dict)
+    delay: float = 0.0
+
+
+@dataclass(frozen=True)
+class Drop:
+    after_chunks: int = 0  # 0: before any response byte
+    delay: float = 0.0
+
+
+ScriptEntry = Reply | HttpError | Drop | Callable[[dict[str, Any]], Any]
+
+
+def call(
+    name: str, arguments: dict[str, Any] | None = None, *, raw: str | None = None, call_id: str | None = None
+) -> ToolCallSpec:
+    text = raw if raw is not None else json.dumps(arguments or {})
+    return ToolCallSpec(name=name, arguments=text, call_id=call_id)
+
+
+def reply(
+    text: str = "",
+    tool_calls: Iterable[ToolCallSpec] = (),
+    *,
+    reasoning: str = "",
+    usage: dict[str, int] | None = None,
+    omit_usage: bool = False,
+    delay: float = 0.0,
+    chunk_chars: int = 8,
+) -> Reply:
+    return Reply(
+        text=text,
+        tool_calls=tuple(tool_calls),
+        reasoning=reasoning,
+        usage=usage,
+        omit_usage=omit_usage,
+        delay=delay,
+        chunk_chars=chunk_chars,
+    )
+
+
+def bash(command: str, text: str = "", **options: Any) -> Reply:
+    """Shorthand: a reply that runs one shell command."""
+    return reply(text, [call("execute_bash", {"command": command})], **options)
+
+
+def submit(summary: str = "done", text: str = "") -> Reply:
+    return reply(text, [call("submit", {"summary": summary})])
+
+
+def http_error(status: int, message: str = "scripted error", **options: Any) -> HttpError:
+    return HttpError(status=status, message=message, **options)
+
+
+def drop(after_chunks: int = 0, delay: float = 0.0) -> Drop:
+    return Drop(after_chunks=after_chunks, delay=delay)
+
+
+CONTEXT_OVERFLOW = HttpError(
+    400,
+    "This model's maximum context length is 8192 tokens. However, you requested 9000 tokens. "
+    "Please reduce the length of the messages.",
+    code="context_length_exceeded",
+    error_type="invalid_request_error",
+)
+
+
+@dataclass
+class RecordedRequest:
+    path: str
+    headers: dict[str, str]
+    body: dict[str, Any]
+    received_at: float
+    finished_at: float = 0.0
+    answered_with: str = ""
+
+    @property
+    def messages(self) -> list[dict[str, Any]]:
+        return list(self.body.get("messages", []))
+
+
+class ScriptedModel:
+    """The server. Use as a context manager or call start()/stop()."""
+
+    def __init__(
+        self,
+        script: Sequence[ScriptEntry] = (),
+        *,
+        model: str = "scripted",
+        api_key: str | None = None,
+        exhausted: ScriptEntry | None = None,
+    ) -> None:
+        self.script: list[ScriptEntry] = list(script)
+        self.model = model
+        self.api_key = api_key  # when set, other keys get HTTP 401
+        self.exhausted: ScriptEntry = exhausted or HttpError(500, "the scripted model has no more replies")
+        self.requests: list[RecordedRequest] = []
+        self._lock = threading.Lock()
+        self._cursor = 0
+        self._server: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    # --- lifecycle ------------------------------------------------------
+
+    def start(self) -> ScriptedModel:
+        handler = _make_handler(self)
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(target=self._server.serve_forever, name="scripted-model", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+            self._server = None
+
+    def __enter__(self) -> ScriptedModel:
+        return self.start()
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.stop()
+
+    @property
+    def port(self) -> int:
+        assert self._server is not None, "start() the server first"
+        return int(self._server.server_address[1])
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    # --- script ---------------------------------------------------------
+
+    def play(self, script: Iterable[ScriptEntry]) -> ScriptedModel:
+        """Replace the script (and forget earlier requests)."""
+        with self._lock:
+            self.script = list(script)
+            self._cursor = 0
+            self.requests = []
+        return self
+
+    def add(self, *entries: ScriptEntry) -> None:
+        with self._lock:
+            self.script.extend(entries)
+
+    @property
+    def remaining(self) -> int:
+        return len(self.script) - self._cursor
+
+    def _next_entry(self, body: dict[str, Any]) -> Reply | HttpError | Drop:
+        with self._lock:
+            if self._cursor < len(self.script):
+                entry = self.script[self._cursor]
+                self._cursor += 1
+            else:
+                entry = self.exhausted
+        while callable(entry) and not isinstance(entry, Reply | HttpError | Drop):
+            entry = entry(body)
+        return entry
+
+    def chat_requests(self) -> list[RecordedRequest]:
+        return [r for r in self.requests if r.path.endswith("/chat/completions")]
+
+
+def _make_handler(server: ScriptedModel) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base class names it so
+            return
+
+        def do_GET(self) -> None:
+            if self.path.rstrip("/").endswith("/models"):
+                self._json(
+                    200, {"object": "list", "data": [{"id": server.model, "object": "model", "owned_by": "tests"}]}
+                )
+            else:
+                self._json(404, {"error": {"message": f"no route {self.path}", "type": "not_found"}})
+
+        def do_POST(self) -> None:
+            received = time.monotonic()
+            length = int(self.headers.get("content-length") or 0)
+            raw = self.rfile.read(length) if length else b""
+            try:
+                body = json.loads(raw or b"{}")
+            except json.JSONDecodeError:
+                body = {"_invalid_json": raw.decode("utf-8", "replace")}
+            record = RecordedRequest(
+                path=self.path, headers={k.lower(): v for k, v in self.headers.items()}, body=body, received_at=received
+            )
+            with server._lock:
+                server.requests.append(record)
+            try:
+                record.answered_with = self._answer(body)
+            finally:
+                record.finished_at = time.monotonic()
+
+        def _answer(self, body: dict[str, Any]) -> str:
+            if not self.path.rstrip("/").endswith("/chat/completions"):
+                self._json(404, {"error": {"message": f"no route {self.path}", "type": "not_found"}})
+                return "404"
+            if server.api_key is not None and self.headers.get("authorization") != f"Bearer {server.api_key}":
+                self._json(
+                    401,
+                    {
+                        "error": {
+                            "message": "Incorrect API key provided.",
+                            "type": "invalid_request_error",
+                            "code": "invalid_api_key",
+                        }
+                    },
+                )
+                return "401"
+            if body.get("model") != server.model:
+                self._json(
+                    404,
+                    {
+                        "error": {
+                            "message": f"The model `{body.get('model')}` does not exist.",
+                            "type": "invalid_request_error",
+                            "code": "model_not_found",
+                        }
+                    },
+                )
+                return "404"
+            entry = server._next_entry(body)
+            if entry.delay:
+                time.sleep(entry.delay)
+            if isinstance(entry, HttpError):
+                error = {"message": entry.message, "type": entry.error_type, "code": entry.code}
+                self._json(entry.status, {"error": error}, headers=entry.headers)
+                return str(entry.status)
+            if isinstance(entry, Drop) and entry.after_chunks == 0:
+                self._abort()
+                return "drop"
+            reply_entry = entry if isinstance(entry, Reply) else Reply(text="partial answer " * 20)
+            cut_after = entry.after_chunks if isinstance(entry, Drop) else None
+            if body.get("stream"):
+                self._stream(body, reply_entry, cut_after)
+            else:
+                self._json(200, _completion(body, reply_entry, server.model))
+            return "stream" if body.get("stream") else "json"
+
+        def _stream(self, body: dict[str, Any], entry: Reply, cut_after: int | None) -> None:
+            self.send_response(200)
+            self.send_header("content-type", "text/event-stream")
+            self.send_header("transfer-encoding", "chunked")
+            self.end_headers()
+            include_usage = bool((body.get("stream_options") or {}).get("include_usage"))
+            for index, chunk in enumerate(_chunks(body, entry, server.model, include_usage)):
+                if cut_after is not None and index >= cut_after:
+                    self._abort()
+                    return
+                self._write_chunk(f"data: {json.dumps(chunk)}\n\n".encode())
+            self._write_chunk(b"data: [DONE]\n\n")
+            self.wfile.write(b"0\r\n\r\n")
+            self.wfile.flush()
+
+        def _write_chunk(self, data: bytes) -> None:
+            self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
+            self.wfile.flush()
+
+        def _json(self, status: int, payload: dict[str, Any], headers: dict[str, str] | None = None) -> None:
+            data = json.dumps(payload).encode()
+            self.send_response(status)
+            self.send_header("content-type", "application/json")
+            self.send_header("content-length", str(len(data)))
+            for key, value in (headers or {}).items():
+                self.send_header(key, value)
+            self.end_headers()
+            self.wfile.write(data)
+            self.wfile.flush()
+
+        def _abort(self) -> None:
+            self.close_connection = True
+            try:
+                self.wfile.flush()
+                self.connection.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+
+    return Handler
+
+
+def _usage(body: dict[str, Any], entry: Reply) -> dict[str, int]:
+    if entry.usage is not None:
+        usage = dict(entry.usage)
+        usage.setdefault("total_tokens", usage.get("prompt_tokens", 0) + usage.get("completion_tokens", 0))
+        return usage
+    prompt = sum(len(json.dumps(m)) for m in body.get("messages", [])) // 4
+    completion = (len(entry.text) + len(entry.reasoning) + sum(len(c.arguments) for c in entry.tool_calls)) // 4 + 1
+    return {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}
+
+
+def _tool_call_id(index: int, spec: ToolCallSpec) -> str:
+    return spec.call_id or f"call_{index}_{abs(hash(spec.arguments)) % 10**8}"
+
+
+def _completion(body: dict[str, Any], entry: Reply, model: str) -> dict[str, Any]:
+    message: dict[str, Any] = {"role": "assistant", "content": entry.text or None}
+    if entry.reasoning:
+        message["reasoning_content"] = entry.reasoning
+    if entry.tool_calls:
+        message["tool_calls"] = [
+            {"id": _tool_call_id(i, c), "type": "function", "function": {"name": c.name, "arguments": c.arguments}}
+            for i, c in enumerate(entry.tool_calls)
+        ]
+    result: dict[str, Any] = {
+        "id": "chatcmpl-scripted",
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": model,
+        "choices": [{"index": 0, "message": message, "finish_reason": _finish_reason(entry)}],
+    }
+    if not entry.omit_usage:
+        result["usage"] = _usage(body, entry)
+    return result
+
+
+def _finish_reason(entry: Reply) -> str:
+    return entry.finish_reason or ("tool_calls" if entry.tool_calls else "stop")
+
+
+def _chunks(body: dict[str, Any], entry: Reply, model: str, include_usage: bool) -> list[dict[str, Any]]:
+    def chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
+        return {
+            "id": "chatcmpl-scripted",
+            "object": "chat.completion.chunk",
+            "created": int(time.time()),
+            "model": model,
+            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+        }
+
+    size = max(1, entry.chunk_chars)
+    chunks = [chunk({"role": "assistant", "content": ""})]
+    for start in range(0, len(entry.reasoning), size):
+        chunks.append(chunk({"reasoning_content": entry.reasoning[start : start + size]}))
+    for start in range(0, len(entry.text), size):
+        chunks.append(chunk({"content": entry.text[start : start + size]}))
+    for index, spec in enumerate(entry.tool_calls):
+        head = {
+            "index": index,
+            "id": _tool_call_id(index, spec),
+            "type": "function",
+            "function": {"name": spec.name, "arguments": ""},
+        }
+        chunks.append(chunk({"tool_calls": [head]}))
+        for start in range(0, len(spec.arguments), 64):
+            piece = {"index": index, "function": {"arguments": spec.arguments[start : start + 64]}}
+            chunks.append(chunk({"tool_calls": [piece]}))
+    chunks.append(chunk({}, _finish_reason(entry)))
+    if include_usage and not entry.omit_usage:
+        chunks.append(
+            {
+                "id": "chatcmpl-scripted",
+                "object": "chat.completion.chunk",
+                "created": int(time.time()),
+                "model": model,
+                "choices": [],
+                "usage": _usage(body, entry),
+            }
+        )
+    return chunks
