@@ -1,5 +1,9 @@
 """Websocket URL routes (each app adds its consumers here)."""
 
-from django.urls import URLPattern, URLResolver
+from django.urls import URLPattern, URLResolver, path
 
-websocket_urlpatterns: list[URLPattern | URLResolver] = []
+from creations.consumers import RunEventsConsumer
+
+websocket_urlpatterns: list[URLPattern | URLResolver] = [
+    path("ws/runs/<int:run_id>/", RunEventsConsumer.as_asgi()),
+]

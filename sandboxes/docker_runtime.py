@@ -290,4 +290,6 @@ class DockerSandbox:
 
 
 def _unavailable(message: str, started: float) -> CommandResult:
-    return CommandResult(exit_code=None, output=message, duration=time.monotonic() - started, shell_restarted=False)
+    return CommandResult(
+        exit_code=None, output=message, duration=time.monotonic() - started, shell_restarted=False, sandbox_died=True
+    )

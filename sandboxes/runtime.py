@@ -25,6 +25,7 @@ class CommandResult:
     timed_out: bool = False
     shell_restarted: bool = False  # the shell died and a fresh one was started
     full_output_path: str | None = None  # in-sandbox path of the whole output, when truncated
+    sandbox_died: bool = False  # the sandbox itself is gone (OOM-killed, stopped): no command can run
 
 
 @dataclass(frozen=True)

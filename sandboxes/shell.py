@@ -24,6 +24,8 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+import docker.errors
+
 from sandboxes.docker_exec import ExecClosed, ExecConnection
 from sandboxes.runtime import CommandResult, OutputCallback
 
@@ -35,6 +37,9 @@ SAVED_OUTPUT_DIR = "/tmp/outputs"  # noqa: S108
 _RS = "\x1e"  # record separator: starts our control lines, rare in real output
 _KILL_GRACE_SECONDS = 3.0
 _MAX_KILL_ROUNDS = 3
+# A killed sandbox (OOM, stopped from outside) can leave the exec's socket open:
+# while a command is silent, check this often that the container still runs.
+_LIVENESS_SECONDS = 1.0
 
 _BOOTSTRAP = rf"""
 exec 2>&1
@@ -245,7 +250,12 @@ class PersistentShell:
         try:
             self._conn.send(request.encode("utf-8", "surrogateescape"))
             while not framer.done:
-                frame = self._conn.read_frame(deadline)
+                frame = self._conn.read_frame(min(deadline, time.monotonic() + _LIVENESS_SECONDS))
+                if frame is None and time.monotonic() < deadline:
+                    if not self._container_running():
+                        shell_died = True
+                        break
+                    continue
                 if frame is None:
                     timed_out = True
                     if kill_rounds >= _MAX_KILL_ROUNDS:
@@ -287,6 +297,14 @@ class PersistentShell:
             shell_restarted=shell_died or restarted_before,
             full_output_path=saved_path,
         )
+
+    def _container_running(self) -> bool:
+        try:
+            return bool(self._api.inspect_container(self._container_id)["State"].get("Running"))
+        except docker.errors.NotFound:
+            return False
+        except Exception:  # the engine cannot tell: assume alive, the timeout still applies
+            return True
 
     def _kill_foreground(self) -> None:
         self._run_helper(["bash", "-c", _KILLER, "killer", self._pid])

@@ -88,6 +88,8 @@ class ToolRunner:
             result = self._sandbox.run_command(command, timeout=timeout, on_output=on_output)
         except Exception as error:  # the engine, not the command, failed
             raise SandboxFailure(f"the sandbox stopped responding: {error}") from error
+        if result.sandbox_died or (result.exit_code is None and not result.timed_out and self._sandbox_is_gone()):
+            raise SandboxFailure(result.output.strip() or "The sandbox stopped; no command can run.")
         return ToolOutcome(
             output=describe_command_result(result, timeout),
             is_error=result.exit_code != 0,
@@ -117,7 +119,20 @@ class ToolRunner:
             result = editor(self._sandbox, command=command, path=path, **options)
         except Exception as error:
             raise SandboxFailure(f"the sandbox stopped responding: {error}") from error
+        if result.is_error and self._sandbox_is_gone():
+            raise SandboxFailure(f"The sandbox stopped; the editor could not run ({result.output.strip()[:300]}).")
         return ToolOutcome(output=result.output, is_error=result.is_error, duration=time.monotonic() - started)
+
+    def _sandbox_is_gone(self) -> bool:
+        """Asked only after a failure: a dead sandbox ends the run instead of
+        feeding the model one "sandbox stopped" observation after another."""
+        is_running = getattr(self._sandbox, "is_running", None)
+        if is_running is None:
+            return False
+        try:
+            return not is_running()
+        except Exception:  # the engine cannot tell: let the command's own result speak
+            return False
 
 
 def describe_command_result(result: CommandResult, timeout: float) -> str:

@@ -1,0 +1,296 @@
+"""Stream benchmark: how fast a stored run event reaches a watching websocket,
+and how many scripted runs the stack finishes per minute.
+
+    DATABASE_URL=postgres://... .venv/bin/python bench/stream.py [--concurrent 50] [--throughput-runs 60]
+
+Starts the real stack (daphne, a Celery worker with a thread pool, Redis,
+PostgreSQL, gVisor sandboxes) on a database of its own, a scripted
+OpenAI-compatible model in a separate process, and measures:
+
+- baseline: events written straight into the database by this process (no
+  agent, no sandbox) -> websocket: the transport alone;
+- latency with 1 and with N concurrent 20-step scripted runs (event stored ->
+  event received, p50/p99, live events only);
+- runs per minute for 20-step scripted runs, end to end;
+- cancel: request -> the sandbox container is gone.
+
+Prints the figures and writes bench/results/stream.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.test_settings")
+BENCH_DB = "atelier_bench"
+BENCH_REDIS_DB = 13
+STEPS = 20
+
+
+# --- the scripted model, in its own process (so it does not share our GIL) ---
+
+
+def serve_model(port_file: str) -> None:
+    from tests.scripted_model import ScriptedModel, bash, submit
+
+    steps = [bash(f"echo step {i}; ls /testbed > /dev/null", f"Working on step {i}.") for i in range(1, STEPS)]
+    steps.append(submit("done"))
+
+    def answer(body: dict[str, Any]) -> Any:
+        done = sum(1 for m in body.get("messages", []) if m.get("role") == "assistant")
+        if "cancel me" in json.dumps(body.get("messages", [])[:3]):
+            return bash("sleep 300")
+        return steps[min(done, len(steps) - 1)]
+
+    server = ScriptedModel(exhausted=answer).start()
+    Path(port_file).write_text(str(server.port))
+    while True:
+        time.sleep(3600)
+
+
+# --- helpers ---------------------------------------------------------------------
+
+
+def percentile(samples: list[float], fraction: float) -> float:
+    ordered = sorted(samples)
+    return ordered[min(len(ordered) - 1, int(len(ordered) * fraction))]
+
+
+def summary(samples_ms: list[float]) -> dict[str, float]:
+    if not samples_ms:
+        return {"events": 0}
+    return {
+        "events": len(samples_ms),
+        "p50_ms": round(statistics.median(samples_ms), 2),
+        "p99_ms": round(percentile(samples_ms, 0.99), 2),
+        "max_ms": round(max(samples_ms), 2),
+    }
+
+
+async def watch(ws_url: str, origin: str, cookie: str, opened: list[float]) -> list[float]:
+    """Latencies (ms) of the live events of one run, until the server closes the socket."""
+    from websockets.asyncio.client import connect
+    from websockets.exceptions import ConnectionClosed
+
+    latencies: list[float] = []
+    async with connect(ws_url, origin=origin, additional_headers={"Cookie": cookie}, open_timeout=30) as ws:  # type: ignore[arg-type]
+        connected = time.time()
+        opened.append(connected)
+        try:
+            async for raw in ws:
+                received = time.time()
+                event = json.loads(raw)
+                stored = datetime.fromisoformat(event["at"]).timestamp()
+                if stored >= connected:  # replayed history is not live latency
+                    latencies.append((received - stored) * 1000)
+        except ConnectionClosed:
+            pass
+    return latencies
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--concurrent", type=int, default=50)
+    parser.add_argument("--throughput-runs", type=int, default=60)
+    parser.add_argument("--worker-concurrency", type=int, default=0, help="default: max(concurrent, 16)")
+    parser.add_argument("--serve-model", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.serve_model:
+        serve_model(args.serve_model)
+        return
+
+    import django
+
+    django.setup()
+    from django.conf import settings
+    from django.db import connection
+
+    if connection.vendor != "postgresql":
+        sys.exit("bench/stream.py needs PostgreSQL: set DATABASE_URL (as `make bench` does).")
+    settings.DATABASES["default"].setdefault("TEST", {})["NAME"] = BENCH_DB
+    connection.creation.create_test_db(verbosity=0, autoclobber=True, serialize=False)
+
+    import redis
+
+    from tests.fixtures_runs import (
+        PROCESS_ENV,
+        AtelierServer,
+        _point_this_process_at,
+        _Process,
+        _wait_for_log,
+        _wait_for_port,
+    )
+    from tests.support import free_port
+
+    redis_url = f"redis://127.0.0.1:6379/{BENCH_REDIS_DB}"
+    redis.Redis.from_url(redis_url).flushdb()
+    _point_this_process_at(redis_url)
+    db = connection.settings_dict
+    workdir = Path(os.environ.get("TMPDIR", "/tmp")) / f"atelier-bench-{os.getpid()}"
+    workdir.mkdir(parents=True, exist_ok=True)
+    worker_concurrency = args.worker_concurrency or max(args.concurrent, 16)
+    env = {
+        **os.environ,
+        **PROCESS_ENV,
+        "RUN_HEARTBEAT_SECONDS": "5",
+        "DJANGO_SETTINGS_MODULE": "config.test_settings",
+        "DATABASE_URL": f"postgres://{db['USER']}:{db['PASSWORD']}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}",
+        "REDIS_URL": redis_url,
+        "CELERY_BROKER_URL": redis_url,
+        "MEDIA_ROOT": str(workdir / "media"),
+        "ALLOWED_HOSTS": "127.0.0.1,localhost",
+        "LOG_LEVEL": "WARNING",
+    }
+    settings.MEDIA_ROOT = workdir / "media"
+    port = free_port()
+    server = AtelierServer(base_url=f"http://127.0.0.1:{port}", port=port, media_root=workdir / "media", redis_url=redis_url)
+    celery = [str(Path(sys.executable).parent / "celery"), "-A", "config"]
+    server.processes = {
+        "web": _Process("web", [str(Path(sys.executable).parent / "daphne"), "-b", "127.0.0.1", "-p", str(port), "config.asgi:application"], env, workdir / "web.log"),
+        "worker": _Process(
+            "worker",
+            [*celery, "worker", "--pool", "threads", "--concurrency", str(worker_concurrency), "--loglevel", "INFO",
+             "--without-gossip", "--without-mingle"],
+            env,
+            workdir / "worker.log",
+        ),
+    }
+    port_file = workdir / "model.port"
+    model = subprocess.Popen([sys.executable, __file__, "--serve-model", str(port_file)], cwd=ROOT)
+    results: dict[str, Any] = {}
+    try:
+        for proc in server.processes.values():
+            proc.start()
+        _wait_for_port(server.processes["web"], port)
+        _wait_for_log(server.worker, "ready.")
+        while not port_file.exists():
+            time.sleep(0.05)
+        model_url = f"http://127.0.0.1:{port_file.read_text()}/v1"
+        results = run_scenarios(server, model_url, args.concurrent, args.throughput_runs)
+    finally:
+        model.terminate()
+        for proc in server.processes.values():
+            proc.stop()
+        connection.close()
+        connection.creation.destroy_test_db(BENCH_DB, verbosity=0)
+
+    results["machine"] = {"cpus": os.cpu_count(), "python": platform.python_version(), "worker_threads": worker_concurrency}
+    results["measured_at"] = datetime.now(UTC).isoformat(timespec="seconds")
+    out = ROOT / "bench" / "results" / "stream.json"
+    out.write_text(json.dumps(results, indent=2) + "\n")
+    print(json.dumps(results, indent=2))
+    print(f"written to {out.relative_to(ROOT)}")
+
+
+def run_scenarios(server: Any, model_url: str, concurrent: int, throughput_runs: int) -> dict[str, Any]:
+    from creations.events import store_events
+    from creations.models import FINAL_STATUSES, Run, RunStatus
+    from creations.services import creation_submit, run_cancel
+    from creations.transitions import run_finish
+    from tests.fixtures_accounts import make_user
+    from tests.runs.helpers import run_containers
+    from workspaces.models import ModelEndpoint, Role
+    from workspaces.services import membership_add, workspace_create
+
+    owner = make_user(f"bench-{os.getpid()}")
+    workspace = workspace_create(name="Bench", owner=owner)
+    workspace.run_max_steps = 100
+    workspace.save()
+    membership_add(workspace=workspace, user=owner, role=Role.OWNER)
+    endpoint = ModelEndpoint.objects.create(workspace=workspace, name="scripted", base_url=model_url, model="scripted")
+    cookie = server.cookie_for(owner)
+
+    def submit(brief: str = "bench run") -> Run:
+        return creation_submit(workspace=workspace, author=owner, brief=brief, model_endpoint=endpoint)
+
+    def wait_final(runs: list[Run], timeout: float = 900) -> None:
+        ids = [r.pk for r in runs]
+        deadline = time.monotonic() + timeout
+        while Run.objects.filter(pk__in=ids).exclude(status__in=FINAL_STATUSES).exists():
+            if time.monotonic() > deadline:
+                raise RuntimeError("runs did not finish in time\n" + server.logs())
+            time.sleep(0.2)
+
+    async def watch_runs(run_ids: list[int]) -> list[float]:
+        opened: list[float] = []
+        tasks = [watch(server.ws_url(f"/ws/runs/{rid}/"), server.origin, cookie, opened) for rid in run_ids]
+        per_run = await asyncio.gather(*tasks)
+        return [x for run in per_run for x in run]
+
+    results: dict[str, Any] = {}
+
+    # Baseline: the transport alone (events written by this process at ~50/s, one watcher).
+    run = submit("baseline")
+    Run.objects.filter(pk=run.pk).update(status=RunStatus.RUNNING)
+
+    async def baseline() -> list[float]:
+        watcher = asyncio.ensure_future(watch_runs([run.pk]))
+        await asyncio.sleep(1.0)
+        for i in range(300):
+            await asyncio.to_thread(store_events, run.pk, [("tool_output_delta", {"step": 1, "call_id": "c", "text": f"line {i}\n"})])
+            await asyncio.sleep(0.02)
+        await asyncio.to_thread(run_finish, run_id=run.pk, status=RunStatus.SUCCEEDED, reason="bench")
+        return await watcher
+
+    results["baseline_transport_only"] = summary(asyncio.run(baseline()))
+    print("baseline", results["baseline_transport_only"], flush=True)
+
+    for label, count in (("latency_1_run", 1), (f"latency_{concurrent}_runs", concurrent)):
+        runs = [submit(f"latency {n}") for n in range(count)]
+        started = time.monotonic()
+        samples = asyncio.run(watch_runs([r.pk for r in runs]))
+        wait_final(runs)
+        elapsed = time.monotonic() - started
+        statuses = list(Run.objects.filter(pk__in=[r.pk for r in runs]).values_list("status", flat=True))
+        results[label] = {**summary(samples), "runs": count, "succeeded": statuses.count(RunStatus.SUCCEEDED), "seconds": round(elapsed, 1)}
+        print(label, results[label], flush=True)
+
+    runs = [submit(f"throughput {n}") for n in range(throughput_runs)]
+    started = time.monotonic()
+    wait_final(runs)
+    elapsed = time.monotonic() - started
+    statuses = list(Run.objects.filter(pk__in=[r.pk for r in runs]).values_list("status", flat=True))
+    results["throughput_20_step_runs"] = {
+        "runs": throughput_runs,
+        "succeeded": statuses.count(RunStatus.SUCCEEDED),
+        "seconds": round(elapsed, 1),
+        "runs_per_minute": round(throughput_runs / elapsed * 60, 1),
+    }
+    print("throughput", results["throughput_20_step_runs"], flush=True)
+
+    cancel_ms: list[float] = []
+    for _ in range(5):
+        run = submit("cancel me")
+        deadline = time.monotonic() + 60
+        while not run.events.filter(kind="tool_call").exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        started = time.monotonic()
+        run_cancel(run=run, user=owner)
+        while run_containers(run.pk) and time.monotonic() - started < 30:
+            time.sleep(0.02)
+        cancel_ms.append((time.monotonic() - started) * 1000)
+    results["cancel_to_sandbox_gone"] = {
+        "p50_ms": round(statistics.median(cancel_ms), 1),
+        "max_ms": round(max(cancel_ms), 1),
+        "rounds": len(cancel_ms),
+    }
+    print("cancel", results["cancel_to_sandbox_gone"], flush=True)
+    results["targets"] = {"p99_ms_at_50_runs": 50, "runs_per_minute": 60, "cancel_ms": 2000}
+    return results
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,89 @@
+"""What a page needs to show an artifact: its signed URLs and, for documents, safe HTML."""
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from urllib.parse import quote, urlencode
+
+from django.conf import settings
+from django.contrib.auth.models import AnonymousUser, User
+from django.utils.safestring import SafeString
+
+from creations.artifact_origin import grant_sign
+from creations.models import Artifact, ArtifactKind
+from creations.renderers import decode_text, render_code, render_markdown, resolve_relative
+
+FRAMED_KINDS = {ArtifactKind.HTML, ArtifactKind.MAP}
+DOCUMENT_KINDS = {ArtifactKind.MARKDOWN, ArtifactKind.TEXT}
+
+
+@dataclass
+class ArtifactDisplay:
+    artifact: Artifact
+    url: str  # inline, on the artifact origin
+    download_url: str
+    preview_url: str | None
+    rendition_url: str | None
+    rendered: SafeString | None = None
+    too_large_to_render: bool = False
+
+    @property
+    def kind(self) -> str:
+        return self.artifact.kind
+
+    @property
+    def framed(self) -> bool:
+        return self.artifact.kind in FRAMED_KINDS
+
+
+class _RunLinks:
+    """Signed URLs for the files of one run, one token per (run, viewer) per page."""
+
+    def __init__(self, user: User | AnonymousUser) -> None:
+        self.user = user
+        self.tokens: dict[int, str] = {}
+
+    def url(self, artifact: Artifact, *, path: str | None = None, variant: str = "file", download: bool = False) -> str:
+        token = self.tokens.get(artifact.run_id)
+        if token is None:
+            token = self.tokens[artifact.run_id] = grant_sign(run_id=artifact.run_id, user=self.user)
+        query = {**({"v": variant} if variant != "file" else {}), **({"dl": "1"} if download else {})}
+        suffix = f"?{urlencode(query)}" if query else ""
+        return f"{settings.ARTIFACT_ORIGIN}/r/{token}/{quote(path or artifact.path)}{suffix}"
+
+
+def _render_document(artifact: Artifact, links: _RunLinks) -> tuple[SafeString | None, bool]:
+    limit = settings.ARTIFACT_INLINE_RENDER_MAX_BYTES
+    if artifact.size > limit:
+        return None, True
+    try:
+        with artifact.file.open("rb") as handle:
+            text = decode_text(handle.read(limit + 1))
+    except OSError:
+        return None, False
+    if artifact.kind == ArtifactKind.MARKDOWN:
+
+        def resolve(reference: str) -> str | None:
+            target = resolve_relative(reference, document_path=artifact.path)
+            return links.url(artifact, path=target) if target else None
+
+        return render_markdown(text, resolve=resolve), False
+    return render_code(text, filename=artifact.name), False
+
+
+def artifact_displays(
+    artifacts: Iterable[Artifact], *, user: User | AnonymousUser, render_documents: bool = False
+) -> list[ArtifactDisplay]:
+    links = _RunLinks(user)
+    displays = []
+    for artifact in artifacts:
+        display = ArtifactDisplay(
+            artifact=artifact,
+            url=links.url(artifact),
+            download_url=links.url(artifact, download=True),
+            preview_url=links.url(artifact, variant="preview") if artifact.preview else None,
+            rendition_url=links.url(artifact, variant="rendition") if artifact.rendition else None,
+        )
+        if render_documents and artifact.kind in DOCUMENT_KINDS:
+            display.rendered, display.too_large_to_render = _render_document(artifact, links)
+        displays.append(display)
+    return displays

@@ -1,0 +1,99 @@
+"""How each kind of artifact is served: content type, disposition and Content-Security-Policy.
+
+Every byte is treated as hostile. Scriptable formats (HTML, SVG) only ever run
+under a CSP `sandbox` (an opaque origin, no cookies, no storage) with no network
+(`connect-src 'none'`); formats the browser could misread are forced to
+download; the content type never comes from the file name.
+"""
+
+from dataclasses import dataclass
+from urllib.parse import quote
+
+from django.conf import settings
+
+from creations.models import Artifact, ArtifactKind
+
+# Types the browser shows without running anything; anything else is downloaded.
+INLINE_MEDIA_TYPES = frozenset(
+    {
+        "image/png",
+        "image/jpeg",
+        "image/webp",
+        "image/gif",
+        "video/mp4",
+        "video/webm",
+        "video/ogg",
+        "audio/wav",
+        "audio/x-wav",
+        "audio/wave",
+        "audio/mpeg",
+        "audio/ogg",
+        "audio/webm",
+        "audio/flac",
+        "application/pdf",
+    }
+)
+DOWNLOAD_TYPE = "application/octet-stream"
+TEXT_CSP = "sandbox; default-src 'none'; style-src 'unsafe-inline'"
+SVG_CSP = "sandbox; default-src 'none'; style-src 'unsafe-inline'; img-src data:; font-src data:"
+
+
+def html_csp(*, img_sources: str | None = None) -> str:
+    """HTML and maps: scripts run, but in a sandbox with no network and no navigation out."""
+    return "; ".join(
+        [
+            "sandbox allow-scripts",
+            "default-src 'none'",
+            "script-src 'self' 'unsafe-inline' 'unsafe-eval' blob: data:",
+            "style-src 'self' 'unsafe-inline' data:",
+            f"img-src {img_sources or settings.ARTIFACT_HTML_IMG_SOURCES}",
+            "media-src 'self' data: blob:",
+            "font-src 'self' data:",
+            "connect-src 'none'",
+            "form-action 'none'",
+            "base-uri 'none'",
+            "frame-src 'none'",
+            "worker-src 'none'",
+            f"frame-ancestors {settings.SITE_URL.rstrip('/')}",
+        ]
+    )
+
+
+@dataclass(frozen=True)
+class ServingRule:
+    content_type: str
+    attachment: bool
+    csp: str | None = None
+
+
+def _media_rule(content_type: str) -> ServingRule:
+    if content_type in INLINE_MEDIA_TYPES:
+        return ServingRule(content_type=content_type, attachment=False)
+    return ServingRule(content_type=DOWNLOAD_TYPE, attachment=True)
+
+
+def serving_rule(artifact: Artifact, *, variant: str, download: bool) -> ServingRule:
+    """The headers for one artifact file ('file'), its preview or its rendition."""
+    if variant == "preview":
+        return ServingRule(content_type="image/png", attachment=download)
+    if variant == "rendition":
+        rule = _media_rule(artifact.rendition_content_type)
+    elif artifact.kind in (ArtifactKind.HTML, ArtifactKind.MAP):
+        rule = ServingRule(content_type="text/html; charset=utf-8", attachment=False, csp=html_csp())
+    elif artifact.kind == ArtifactKind.SVG:
+        rule = ServingRule(content_type="image/svg+xml", attachment=False, csp=SVG_CSP)
+    elif artifact.kind in (ArtifactKind.IMAGE, ArtifactKind.VIDEO, ArtifactKind.AUDIO, ArtifactKind.PDF):
+        rule = _media_rule(artifact.content_type.split(";")[0].strip().lower())
+    elif artifact.kind in (ArtifactKind.MARKDOWN, ArtifactKind.TEXT):
+        rule = ServingRule(content_type="text/plain; charset=utf-8", attachment=False, csp=TEXT_CSP)
+    else:  # MIDI is offered for download (its rendition plays); OTHER is opaque bytes.
+        rule = ServingRule(content_type=DOWNLOAD_TYPE, attachment=True)
+    if download and not rule.attachment:
+        rule = ServingRule(content_type=rule.content_type, attachment=True, csp=rule.csp)
+    return rule
+
+
+def content_disposition(filename: str, *, attachment: bool) -> str:
+    ascii_name = "".join(c if c.isascii() and c.isprintable() and c not in '"\\;' else "_" for c in filename) or "file"
+    kind = "attachment" if attachment else "inline"
+    return f"{kind}; filename=\"{ascii_name}\"; filename*=UTF-8''{quote(filename, safe='')}"

@@ -1,0 +1,74 @@
+"""The artifact origin: a separate host that serves artifacts and nothing else.
+
+Artifacts are written by a model that may have been prompt-injected, so they
+never share an origin (or cookies) with the platform. Requests whose Host is the
+artifact host are routed to `creations.artifact_urls` (only artifact routes);
+every other request uses the platform's URLconf, which has no artifact route.
+Artifact URLs carry a signed, expiring token naming the run and the viewer.
+"""
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit
+
+from django.conf import settings
+from django.contrib.auth.models import AnonymousUser, User
+from django.core import signing
+from django.core.exceptions import DisallowedHost
+from django.http import HttpRequest, HttpResponse
+
+ARTIFACT_URLCONF = "creations.artifact_urls"
+_SALT = "atelier.artifact-url"
+
+
+def artifact_host() -> str:
+    return urlsplit(settings.ARTIFACT_ORIGIN).hostname or ""
+
+
+def is_artifact_request(request: HttpRequest) -> bool:
+    try:
+        host = request.get_host()
+    except DisallowedHost:
+        return False
+    return host.rsplit(":", 1)[0].strip("[]").lower() == artifact_host().lower()
+
+
+class ArtifactOriginMiddleware:
+    """Route artifact-host requests to the artifact URLconf; never let a cookie out there."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        if not is_artifact_request(request):
+            return self.get_response(request)
+        request.urlconf = ARTIFACT_URLCONF
+        response = self.get_response(request)
+        # Whatever ran inside (sessions, CSRF), the artifact origin sets no cookie.
+        response.cookies.clear()
+        response.headers["X-Content-Type-Options"] = "nosniff"
+        response.headers.setdefault("Referrer-Policy", "no-referrer")
+        return response
+
+
+@dataclass(frozen=True)
+class ArtifactGrant:
+    """What a valid token allows: the files of one run, for one viewer (0 = anonymous)."""
+
+    run_id: int
+    user_id: int
+
+
+def grant_sign(*, run_id: int, user: User | AnonymousUser) -> str:
+    user_id = user.pk if user.is_authenticated else 0
+    return signing.TimestampSigner(salt=_SALT).sign_object({"r": run_id, "u": user_id}, compress=True)
+
+
+def grant_unsign(token: str) -> ArtifactGrant | None:
+    """The grant a token carries, or None when it is forged, malformed or expired."""
+    try:
+        data: Any = signing.TimestampSigner(salt=_SALT).unsign_object(token, max_age=settings.ARTIFACT_URL_MAX_AGE)
+        return ArtifactGrant(run_id=int(data["r"]), user_id=int(data["u"]))
+    except (signing.BadSignature, KeyError, TypeError, ValueError):
+        return None

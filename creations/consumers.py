@@ -1,0 +1,143 @@
+"""The live trajectory of a run over a websocket: /ws/runs/<id>/?after=N.
+
+The database is the source of truth. On connect the consumer joins the run's
+group first, then replays stored events after N, so nothing stored between
+the replay and the subscription is missed. Announcements ("events up to seq
+M", maybe with the events inline) are applied only in order: anything already
+sent is dropped, and a gap is filled from the database. A slow periodic check
+covers announcements lost on the way (Redis restarts). When the run has
+ended, its final event is sent and the socket is closed (code 1000).
+
+Messages to the client: {"type": "event", "seq", "kind", "payload", "at"}.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from typing import Any
+from urllib.parse import parse_qs
+
+from channels.db import database_sync_to_async
+from channels.generic.websocket import AsyncJsonWebsocketConsumer
+from django.conf import settings
+
+from creations.announce import run_group
+from creations.events import event_wire
+from creations.models import Run, RunEvent
+from creations.permissions import can_view_creation
+
+log = logging.getLogger(__name__)
+
+CLOSE_FORBIDDEN = 4403  # sent before accept, daphne turns it into an HTTP 403 at the handshake
+CLOSE_NOT_FOUND = 4404
+
+
+@database_sync_to_async
+def _load_run_for(run_id: int, user: Any) -> Run | None:
+    run = Run.objects.select_related("creation").filter(pk=run_id).first()
+    if run is None or not can_view_creation(creation=run.creation, user=user):
+        return None
+    return run
+
+
+@database_sync_to_async
+def _events_after(run_id: int, after: int, limit: int) -> tuple[list[dict[str, Any]], bool, int]:
+    """Stored events after `after` (one page), whether the run is final, and its last_seq."""
+    run = Run.objects.only("status", "last_seq").get(pk=run_id)
+    events = [event_wire(e) for e in RunEvent.objects.filter(run_id=run_id, seq__gt=after).order_by("seq")[:limit]]
+    return events, run.is_final, run.last_seq
+
+
+def _parse_after(query_string: bytes) -> int:
+    values = parse_qs(query_string.decode("latin-1")).get("after", ["0"])
+    try:
+        return max(0, int(values[-1]))
+    except ValueError:
+        return 0
+
+
+class RunEventsConsumer(AsyncJsonWebsocketConsumer):
+    run_id: int
+    sent_seq: int
+
+    async def connect(self) -> None:
+        self.run_id = int(self.scope["url_route"]["kwargs"]["run_id"])
+        self.sent_seq = _parse_after(self.scope.get("query_string", b""))
+        self._lock = asyncio.Lock()
+        self._closing = False
+        self._poller: asyncio.Task[None] | None = None
+        run = await _load_run_for(self.run_id, self.scope.get("user"))
+        if run is None:
+            await self.close(code=CLOSE_FORBIDDEN)
+            return
+        self.groups = [run_group(self.run_id)]
+        await self.channel_layer.group_add(self.groups[0], self.channel_name)
+        await self.accept()
+        await self._catch_up()
+        if not self._closing:
+            self._poller = asyncio.ensure_future(self._poll())
+
+    async def disconnect(self, code: int) -> None:
+        self._closing = True
+        if self._poller is not None:
+            self._poller.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._poller
+
+    async def receive_json(self, content: Any, **kwargs: Any) -> None:
+        """Clients only listen; anything they send is ignored."""
+
+    # --- announcements from the channel layer ---
+
+    async def run_events(self, message: dict[str, Any]) -> None:
+        last_seq = int(message.get("last_seq", 0))
+        if self._closing or last_seq <= self.sent_seq:
+            return
+        async with self._lock:
+            inline = [e for e in message.get("events") or [] if e["seq"] > self.sent_seq]
+            if inline and inline[0]["seq"] == self.sent_seq + 1 and inline[-1]["seq"] == last_seq:
+                await self._send_in_order(inline)
+                if inline[-1]["kind"] == "status" and inline[-1]["payload"].get("final"):
+                    await self._finish()
+                return
+        await self._catch_up()  # a gap, or nothing inline: read from the database
+
+    # --- internals ---
+
+    async def _catch_up(self) -> None:
+        async with self._lock:
+            while not self._closing:
+                events, final, last_seq = await _events_after(self.run_id, self.sent_seq, settings.RUN_WS_REPLAY_PAGE)
+                await self._send_in_order(events)
+                if events and len(events) == settings.RUN_WS_REPLAY_PAGE:
+                    continue
+                if final and self.sent_seq >= last_seq:
+                    await self._finish()
+                return
+
+    async def _send_in_order(self, events: list[dict[str, Any]]) -> None:
+        for event in events:
+            if event["seq"] != self.sent_seq + 1:
+                if event["seq"] <= self.sent_seq:
+                    continue  # a duplicate
+                break  # a gap: the caller reads the rest from the database
+            await self.send_json({"type": "event", **event})
+            self.sent_seq = event["seq"]
+
+    async def _finish(self) -> None:
+        if not self._closing:
+            self._closing = True
+            await self.close(code=1000)
+
+    async def _poll(self) -> None:
+        try:
+            while not self._closing:
+                await asyncio.sleep(settings.RUN_WS_POLL_SECONDS)
+                await self._catch_up()
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("Run %s websocket: periodic catch-up failed", self.run_id)
+            await self.close(code=1011)

@@ -1,0 +1,287 @@
+"""Recording what happens in a run as RunEvents: gapless, stored before announced.
+
+Sequence numbers come from `Run.last_seq`, bumped by a conditional UPDATE in
+the same transaction that inserts the events. The UPDATE row-locks the run
+until commit, so writers (the worker's threads, the reaper) take turns and
+the committed events of a run are always a gapless prefix 1..last_seq. The
+UPDATE only matches an active run: once a run has its final status, nothing
+can be appended after the final event (a worker that was presumed dead and
+wakes up learns here that its run is over).
+
+Streamed text (command output, model text) arrives in tiny pieces; the
+recorder coalesces pieces of the same stream for about 100 ms or 8 KB, so a
+flood of output makes a bounded number of rows. A payload larger than about
+32 KB keeps a prefix inline and the whole text goes to a file (Django
+storage) that the event points to.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+import time
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.conf import settings
+from django.core.files.base import ContentFile
+from django.core.files.storage import default_storage
+from django.db import close_old_connections, connection, transaction
+from django.utils import timezone
+
+from creations.announce import announce
+from creations.models import ACTIVE_STATUSES, Run, RunEvent
+
+log = logging.getLogger(__name__)
+
+# Streams whose pieces are merged into one event: kind -> the payload keys that identify the stream.
+COALESCED_KINDS: dict[str, tuple[str, ...]] = {
+    "tool_output_delta": ("step", "call_id"),
+    "assistant_delta": ("step",),
+    "reasoning_delta": ("step",),
+}
+STREAM_TRUNCATED_NOTE = "\n[live output truncated here: the command printed more than {limit} bytes]\n"
+
+EventItem = tuple[str, dict[str, Any]]
+
+
+def event_wire(event: RunEvent) -> dict[str, Any]:
+    """The JSON shape clients receive (websocket and announcements)."""
+    return {"seq": event.seq, "kind": event.kind, "payload": event.payload, "at": event.created_at.isoformat()}
+
+
+# --- storing ---------------------------------------------------------------
+
+
+def store_events(
+    run_id: int, items: Sequence[EventItem], *, require_active: bool = True, announce_after: bool = True
+) -> list[RunEvent] | None:
+    """Store `items` with the next seqs, then announce them. Returns None (and
+    stores nothing) when `require_active` and the run has already ended."""
+    if not items:
+        return []
+    capped = [(kind, cap_payload(run_id, payload)) for kind, payload in items]
+    with transaction.atomic():
+        events = insert_events_locked(run_id, capped, require_active=require_active)
+    if events is None:
+        return None
+    if announce_after:
+        announce_events(run_id, events)
+    return events
+
+
+def announce_events(run_id: int, events: Sequence[RunEvent]) -> None:
+    if events:
+        announce(run_id, last_seq=events[-1].seq, events=[event_wire(e) for e in events])
+
+
+def insert_events_locked(run_id: int, items: Sequence[EventItem], *, require_active: bool) -> list[RunEvent] | None:
+    """Allocate seqs and insert; call inside a transaction."""
+    table = Run._meta.db_table
+    sql = f"UPDATE {table} SET last_seq = last_seq + %s WHERE id = %s"  # noqa: S608 - table name is ours
+    params: list[Any] = [len(items), run_id]
+    if require_active:
+        sql += " AND status IN (" + ", ".join(["%s"] * len(ACTIVE_STATUSES)) + ")"
+        params += [str(s) for s in ACTIVE_STATUSES]
+    with connection.cursor() as cursor:
+        cursor.execute(sql + " RETURNING last_seq", params)
+        row = cursor.fetchone()
+    if row is None:
+        return None
+    first = int(row[0]) - len(items) + 1
+    now = timezone.now()
+    events = [
+        RunEvent(run_id=run_id, seq=first + i, kind=kind, payload=payload, created_at=now)
+        for i, (kind, payload) in enumerate(items)
+    ]
+    RunEvent.objects.bulk_create(events)
+    return events
+
+
+# --- payload cap -------------------------------------------------------------
+
+
+def _json_size(value: Any) -> int:
+    return len(json.dumps(value, ensure_ascii=False).encode())
+
+
+def cap_payload(run_id: int, payload: dict[str, Any], *, limit: int | None = None) -> dict[str, Any]:
+    """A payload that fits `limit` bytes of JSON: the biggest fields are cut to
+    a prefix and their whole text stored as a file the payload points to."""
+    limit = limit or settings.RUN_EVENT_PAYLOAD_MAX_BYTES
+    if _json_size(payload) <= limit:
+        return payload
+    capped = dict(payload)
+    overflow: dict[str, dict[str, Any]] = {}
+    # Largest fields first; each is replaced by a short prefix plus a file.
+    for key in sorted(capped, key=lambda k: _json_size(capped[k]), reverse=True):
+        if _json_size(capped) <= limit:
+            break
+        value = capped[key]
+        text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+        data = text.encode()
+        name = default_storage.save(f"run-events/{run_id}/{uuid.uuid4().hex}.txt", ContentFile(data))
+        overflow[key] = {"path": name, "bytes": len(data)}
+        capped[key] = ""
+        room = max(0, limit - _json_size({**capped, "overflow": overflow, "truncated": True}) - 64)
+        capped[key] = _prefix_within(text, room)
+    capped["overflow"] = overflow
+    capped["truncated"] = True
+    return capped
+
+
+def _prefix_within(text: str, max_bytes: int) -> str:
+    """The longest prefix whose JSON encoding fits in max_bytes (escapes count)."""
+    prefix = text.encode()[:max_bytes].decode(errors="ignore")
+    while prefix and _json_size(prefix) > max_bytes:
+        prefix = prefix[: int(len(prefix) * 0.9)]
+    return prefix
+
+
+# --- the recorder ------------------------------------------------------------
+
+
+@dataclass
+class _Pending:
+    kind: str
+    key: tuple[Any, ...]
+    payload: dict[str, Any]
+    pieces: list[str] = field(default_factory=list)
+    size: int = 0
+    since: float = 0.0
+
+    def item(self) -> EventItem:
+        return self.kind, {**self.payload, "text": "".join(self.pieces)}
+
+
+class EventRecorder:
+    """Stores a run's events in order from any thread; coalesces streamed text.
+
+    `record()` stores non-streamed events at once (together with any pending
+    stream text, which comes first). Streamed pieces wait at most
+    `coalesce_seconds` (a small flusher thread) or until `coalesce_bytes`.
+    `ended` turns true when the run turned out to be final already.
+    """
+
+    def __init__(
+        self,
+        run_id: int,
+        *,
+        coalesce_seconds: float | None = None,
+        coalesce_bytes: int | None = None,
+        stream_max_per_call: int | None = None,
+    ) -> None:
+        self.run_id = run_id
+        self.coalesce_seconds = settings.RUN_EVENT_COALESCE_SECONDS if coalesce_seconds is None else coalesce_seconds
+        self.coalesce_bytes = coalesce_bytes or settings.RUN_EVENT_COALESCE_BYTES
+        self.stream_max_per_call = stream_max_per_call or settings.RUN_STREAM_MAX_BYTES_PER_CALL
+        self.ended = False
+        self._lock = threading.RLock()
+        self._wake = threading.Condition(self._lock)
+        self._pending: _Pending | None = None
+        self._streamed: dict[Any, int] = {}  # call_id -> bytes of live output kept
+        self._omitted: dict[Any, int] = {}  # call_id -> bytes of live output left out
+        self._closed = False
+        self._flusher: threading.Thread | None = None
+
+    # --- public ---
+
+    def record(self, kind: str, payload: dict[str, Any]) -> None:
+        with self._lock:
+            if self._closed:
+                return
+            if kind in COALESCED_KINDS:
+                self._add_piece(kind, payload)
+                return
+            if kind == "tool_result" and self._omitted.get(payload.get("call_id")):
+                payload = {**payload, "stream_omitted_bytes": self._omitted[payload.get("call_id")]}
+            items = self._take_pending()
+            items.append((kind, payload))
+            self._store(items)
+
+    def flush(self) -> None:
+        with self._lock:
+            self._store(self._take_pending())
+
+    def close(self) -> None:
+        with self._lock:
+            self._store(self._take_pending())
+            self._closed = True
+            self._wake.notify_all()
+        if self._flusher is not None and self._flusher is not threading.current_thread():
+            self._flusher.join(timeout=5)
+
+    # --- internals (called with the lock held) ---
+
+    def _add_piece(self, kind: str, payload: dict[str, Any]) -> None:
+        text = str(payload.get("text", ""))
+        if kind == "tool_output_delta":
+            text = self._within_stream_cap(payload.get("call_id"), text)
+            if not text:
+                return
+        key = (kind, *(payload.get(k) for k in COALESCED_KINDS[kind]))
+        pending = self._pending
+        if pending is not None and pending.key != key:
+            self._store(self._take_pending())
+            pending = None
+        if pending is None:
+            base = {k: v for k, v in payload.items() if k != "text"}
+            pending = self._pending = _Pending(kind=kind, key=key, payload=base, since=time.monotonic())
+            self._start_flusher()
+            self._wake.notify_all()
+        pending.pieces.append(text)
+        pending.size += len(text.encode())
+        if pending.size >= self.coalesce_bytes:
+            self._store(self._take_pending())
+
+    def _within_stream_cap(self, call_id: Any, text: str) -> str:
+        kept = self._streamed.get(call_id, 0)
+        size = len(text.encode())
+        if kept + size <= self.stream_max_per_call:
+            self._streamed[call_id] = kept + size
+            return text
+        room = max(0, self.stream_max_per_call - kept)
+        first_cut = call_id not in self._omitted
+        self._omitted[call_id] = self._omitted.get(call_id, 0) + size - room
+        self._streamed[call_id] = self.stream_max_per_call
+        head = text.encode()[:room].decode(errors="ignore")
+        return head + (STREAM_TRUNCATED_NOTE.format(limit=self.stream_max_per_call) if first_cut else "")
+
+    def _take_pending(self) -> list[EventItem]:
+        pending, self._pending = self._pending, None
+        return [pending.item()] if pending is not None else []
+
+    def _store(self, items: list[EventItem]) -> None:
+        if not items or self.ended:
+            return
+        if store_events(self.run_id, items) is None:
+            self.ended = True
+            log.info("Run %s already ended; dropping %d late event(s).", self.run_id, len(items))
+
+    def _start_flusher(self) -> None:
+        if self._flusher is None:
+            self._flusher = threading.Thread(target=self._flush_loop, name=f"run-{self.run_id}-flusher", daemon=True)
+            self._flusher.start()
+
+    def _flush_loop(self) -> None:
+        try:
+            with self._lock:
+                while not self._closed:
+                    pending = self._pending
+                    if pending is None:
+                        self._wake.wait()
+                        continue
+                    due = pending.since + self.coalesce_seconds - time.monotonic()
+                    if due > 0:
+                        self._wake.wait(timeout=due)
+                        continue
+                    try:
+                        self._store(self._take_pending())
+                    except Exception:  # the next record() retries nothing; losing a piece beats a dead flusher
+                        log.exception("Could not store streamed output of run %s", self.run_id)
+        finally:
+            close_old_connections()
+            connection.close()

@@ -1,0 +1,260 @@
+"""Running one Run: sandbox, inputs, agent, artifacts, final status.
+
+`run_execute` is what the Celery task calls. It claims the run (queued ->
+starting, exactly once), acquires a sandbox, copies the inputs in, runs the
+agent with a model built from the creation, copies the outputs out into
+Artifacts, records usage, releases the sandbox in every path, and sets one
+final status with a reason a person can read.
+"""
+
+from __future__ import annotations
+
+import logging
+import tempfile
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+from django.db.models import F
+
+from creations.events import EventRecorder
+from creations.ingest import artifact_summary, ingest_outputs
+from creations.models import Creation, Run, RunStatus
+from creations.supervision import RunSupervisor
+from creations.transitions import run_finish, run_mark_running, run_mark_starting
+from sandboxes.agent import AgentEvent, AgentLimits, AgentOutcome, ModelClient, run_agent
+from sandboxes.docker_runtime import LABEL_RUN_ID
+from sandboxes.runtime import Sandbox
+
+log = logging.getLogger(__name__)
+
+RUN_ID_LABEL = LABEL_RUN_ID  # names the sandbox after the run; the janitor and reaper use it
+
+
+@dataclass(frozen=True)
+class Ending:
+    status: str
+    reason: str
+
+
+def run_limits(creation: Creation) -> AgentLimits:
+    """The creation's limits where it asks for less than its workspace allows."""
+    workspace = creation.workspace
+    steps = min(creation.max_steps or workspace.run_max_steps, workspace.run_max_steps)
+    seconds = min(creation.max_seconds or workspace.run_max_seconds, workspace.run_max_seconds)
+    seconds = min(seconds, settings.RUN_MAX_SECONDS_CEILING)
+    tokens = min(creation.max_tokens or workspace.run_max_tokens, workspace.run_max_tokens)
+    return AgentLimits(
+        max_steps=steps,
+        max_tokens=tokens,
+        max_wall_seconds=float(seconds),
+        command_timeout=float(settings.SANDBOX_COMMAND_TIMEOUT),
+    )
+
+
+def model_for(creation: Creation) -> ModelClient:
+    from sandboxes.agent import demo_model_client, model_client_for
+
+    endpoint = creation.model_endpoint
+    if endpoint is None:
+        return demo_model_client(creation.brief)
+    if not endpoint.is_enabled:
+        raise RunSetupError(f"The model endpoint “{endpoint.name}” is disabled in this workspace.")
+    return model_client_for(
+        base_url=endpoint.base_url,
+        model=endpoint.model,
+        api_key=endpoint.api_key,
+        extra_body=endpoint.extra_body or None,
+        temperature=endpoint.temperature,
+        max_tokens=endpoint.max_tokens,
+    )
+
+
+class RunSetupError(Exception):
+    """The run cannot start; the message is shown to the person as the reason."""
+
+
+def run_execute(*, run_id: int, worker: str) -> None:
+    if not run_mark_starting(run_id=run_id, worker=worker):
+        log.info("Run %s is not queued any more (taken, cancelled or finished); nothing to do.", run_id)
+        return
+    RunExecution(run_id).execute()
+
+
+class RunExecution:
+    def __init__(self, run_id: int) -> None:
+        self.run = Run.objects.select_related("creation__workspace", "creation__model_endpoint").get(pk=run_id)
+        self.creation = self.run.creation
+        self.recorder = EventRecorder(run_id)
+        self.sandbox: Sandbox | None = None
+        self._sandbox_lock = threading.Lock()
+        self._sandbox_stopped = False
+        self.supervisor = RunSupervisor(run_id, on_stop_sandbox=self._stop_sandbox)
+        self.limits = run_limits(self.creation)
+        self.usage: dict[str, Any] = {}
+        self._acquired_at: float | None = None
+
+    # --- the whole run ---
+
+    def execute(self) -> None:
+        started = time.monotonic()
+        ending = Ending(RunStatus.FAILED, "The run stopped unexpectedly.")
+        self.supervisor.start()
+        try:
+            ending = self._run(started)
+        except RunSetupError as error:
+            ending = Ending(RunStatus.FAILED, str(error))
+        except Exception as error:
+            log.exception("Run %s failed", self.run.pk)
+            ending = Ending(RunStatus.FAILED, f"Internal error while running: {type(error).__name__}. It was logged.")
+        finally:
+            self.supervisor.close()
+            self._release_sandbox()
+            self._close_recorder()
+            if self.supervisor.lost:
+                log.info("Run %s was ended elsewhere; leaving its final status alone.", self.run.pk)
+            elif self.supervisor.cancelled and ending.status != RunStatus.CANCELLED:
+                ending = Ending(RunStatus.CANCELLED, CANCELLED_REASON)
+            run_finish(run_id=self.run.pk, status=ending.status, reason=ending.reason, usage=self.usage)
+
+    def _run(self, started: float) -> Ending:
+        stop = self.supervisor.stop
+        model = model_for(self.creation)
+        sandbox = self._acquire()
+        if stop.is_set():
+            return Ending(RunStatus.CANCELLED, CANCELLED_REASON)
+        input_names = self._write_inputs(sandbox)
+        run_mark_running(run_id=self.run.pk, sandbox_id=sandbox.id)
+        elapsed = time.monotonic() - started
+        limits = AgentLimits(
+            max_steps=self.limits.max_steps,
+            max_tokens=self.limits.max_tokens,
+            max_wall_seconds=max(1.0, (self.limits.max_wall_seconds or 0) - elapsed),
+            command_timeout=self.limits.command_timeout,
+        )
+        outcome = run_agent(
+            sandbox=sandbox,
+            model=model,
+            brief=self.creation.brief,
+            limits=limits,
+            emit=self._on_agent_event,
+            cancel=stop,
+            input_files=input_names,
+        )
+        self.usage.update(
+            steps=outcome.steps, prompt_tokens=outcome.prompt_tokens, completion_tokens=outcome.completion_tokens
+        )
+        if not self.supervisor.lost:
+            self._collect_outputs(sandbox)
+        return ending_for(outcome, self.limits)
+
+    # --- pieces ---
+
+    def _acquire(self) -> Sandbox:
+        from sandboxes.pool import get_provider
+
+        try:
+            sandbox = get_provider().acquire(labels={RUN_ID_LABEL: str(self.run.pk)})
+        except Exception as error:
+            log.warning("Run %s: no sandbox: %s", self.run.pk, error)
+            raise RunSetupError(f"The sandbox could not start: {error}") from error
+        self._acquired_at = time.monotonic()
+        with self._sandbox_lock:
+            self.sandbox = sandbox
+        return sandbox
+
+    def _write_inputs(self, sandbox: Sandbox) -> list[str]:
+        files: dict[str, bytes] = {}
+        for input_file in self.creation.inputs.all():
+            with input_file.file.open("rb") as handle:
+                files[input_file.name] = handle.read()
+        if files:
+            sandbox.write_files(files)
+        return sorted(files)
+
+    def _on_agent_event(self, event: AgentEvent) -> None:
+        self.recorder.record(event.kind, event.payload)
+        if event.kind == "usage":
+            # Live counters, so the page and quotas see usage before the run ends.
+            Run.objects.filter(pk=self.run.pk).update(
+                prompt_tokens=F("prompt_tokens") + int(event.payload.get("prompt_tokens") or 0),
+                completion_tokens=F("completion_tokens") + int(event.payload.get("completion_tokens") or 0),
+                steps=max(int(event.payload.get("step") or 0), 0),
+            )
+
+    def _collect_outputs(self, sandbox: Sandbox) -> None:
+        if self._sandbox_stopped:
+            self.recorder.record(
+                "artifacts", {"items": [], "note": "The sandbox was stopped before its output was copied."}
+            )
+            return
+        with tempfile.TemporaryDirectory(prefix=f"run-{self.run.pk}-") as tmp:
+            try:
+                report = sandbox.copy_out(Path(tmp))
+            except Exception as error:
+                log.warning("Run %s: copy-out failed: %s", self.run.pk, error)
+                self.recorder.record("artifacts", {"items": [], "note": f"The output could not be copied: {error}"})
+                return
+            artifacts = ingest_outputs(run=self.run, files=report.files)
+        self.usage["output_bytes"] = sum(a.size for a in artifacts)
+        payload: dict[str, Any] = {"items": [artifact_summary(a) for a in artifacts]}
+        if report.rejected:
+            payload["rejected"] = [{"name": name, "reason": reason} for name, reason in report.rejected[:100]]
+        if report.truncated:
+            payload["note"] = "Some output was left out: the size or file-count limit was reached."
+        self.recorder.record("artifacts", payload)
+
+    def _stop_sandbox(self) -> None:
+        """Called by the supervisor after a cancel's grace period, from its timer thread."""
+        with self._sandbox_lock:
+            sandbox = self.sandbox
+            self._sandbox_stopped = True
+        if sandbox is not None:
+            sandbox.stop()
+
+    def _release_sandbox(self) -> None:
+        with self._sandbox_lock:
+            sandbox, self.sandbox = self.sandbox, None
+        if sandbox is None:
+            return
+        from sandboxes.pool import get_provider
+
+        try:
+            get_provider().release(sandbox)
+        except Exception:
+            log.exception("Run %s: releasing the sandbox failed; stopping it", self.run.pk)
+            sandbox.stop()
+        if self._acquired_at is not None:
+            self.usage["sandbox_seconds"] = time.monotonic() - self._acquired_at
+
+    def _close_recorder(self) -> None:
+        try:
+            self.recorder.close()
+        except Exception:
+            log.exception("Run %s: could not store its last events", self.run.pk)
+
+
+CANCELLED_REASON = "Cancelled on request; the files made until then are kept."
+
+
+def ending_for(outcome: AgentOutcome, limits: AgentLimits) -> Ending:
+    detail = f" {outcome.message}" if outcome.message else ""
+    match outcome.reason:
+        case "submitted":
+            return Ending(RunStatus.SUCCEEDED, outcome.message or "The agent submitted its work.")
+        case "cancelled":
+            return Ending(RunStatus.CANCELLED, CANCELLED_REASON)
+        case "time_limit":
+            return Ending(RunStatus.TIMED_OUT, f"Stopped at the time limit of {int(limits.max_wall_seconds or 0)} s.")
+        case "step_limit":
+            return Ending(RunStatus.QUOTA_EXCEEDED, f"Stopped at the step limit ({limits.max_steps} steps).")
+        case "token_limit":
+            return Ending(RunStatus.QUOTA_EXCEEDED, f"Stopped at the token limit ({limits.max_tokens} tokens).")
+        case "model_error":
+            return Ending(RunStatus.FAILED, f"The model failed.{detail}")
+        case "sandbox_error":
+            return Ending(RunStatus.FAILED, f"The sandbox failed.{detail}")
+    return Ending(RunStatus.FAILED, f"The run ended for an unknown reason ({outcome.reason}).{detail}")

@@ -1,0 +1,71 @@
+"""Ending runs whose worker died, and removing what they left behind.
+
+A worker beats each running run's heartbeat every few seconds. When a
+starting/running run's heartbeat is older than RUN_STALE_AFTER_SECONDS, its
+worker is gone (SIGKILL, OOM, lost host): the run is ended `failed` with a
+reason that says so (the conditional UPDATE makes sure a live worker that was
+merely slow cannot also finish it), and its sandbox containers are removed.
+Events stored before the crash stay; the final event comes after them.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import timedelta
+
+from django.conf import settings
+from django.db.models import Q
+from django.utils import timezone
+
+from creations.models import ACTIVE_STATUSES, Run, RunStatus
+from creations.transitions import run_finish
+
+log = logging.getLogger(__name__)
+
+WORKER_LOST_REASON = (
+    "The worker running this run stopped responding (it crashed or was restarted). "
+    "Events up to that moment are kept; start the run again to retry."
+)
+
+
+def stale_runs() -> list[int]:
+    cutoff = timezone.now() - timedelta(seconds=settings.RUN_STALE_AFTER_SECONDS)
+    in_flight = Run.objects.filter(status__in=[RunStatus.STARTING, RunStatus.RUNNING])
+    stale = in_flight.filter(Q(heartbeat_at__lt=cutoff) | Q(heartbeat_at__isnull=True, started_at__lt=cutoff))
+    return list(stale.values_list("pk", flat=True))
+
+
+def reap_stale_runs() -> list[int]:
+    """End stale runs as failed and remove their sandboxes; returns the ids reaped."""
+    reaped = []
+    for run_id in stale_runs():
+        statuses = [RunStatus.STARTING, RunStatus.RUNNING]
+        if run_finish(run_id=run_id, status=RunStatus.FAILED, reason=WORKER_LOST_REASON, from_statuses=statuses):
+            log.warning("Reaped run %s: its worker stopped sending heartbeats.", run_id)
+            reaped.append(run_id)
+    if reaped:
+        remove_ended_run_sandboxes()
+    return reaped
+
+
+def run_is_active(run_id: str | int) -> bool:
+    """For the sandbox janitor: does this run still need its sandbox?
+
+    A run id that is not a number was not made by the run service (tests,
+    tools): it is not ours to judge, so it counts as active."""
+    try:
+        pk = int(run_id)
+    except (TypeError, ValueError):
+        return True
+    return Run.objects.filter(pk=pk, status__in=ACTIVE_STATUSES).exists()
+
+
+def remove_ended_run_sandboxes() -> int:
+    """Remove the sandboxes of runs that have ended (labelled or named after them)."""
+    from sandboxes.janitor import sweep
+
+    try:
+        return len(sweep(run_is_active))
+    except Exception as error:  # Docker down: the periodic janitor retries
+        log.warning("Could not remove the sandboxes of ended runs: %s", error)
+        return 0

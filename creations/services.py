@@ -1,0 +1,223 @@
+"""Writes for creations and runs: submit, cancel, run again, fork.
+
+Each service checks who may do it (a workspace role that can create), writes
+in one transaction, and enqueues the run only after commit, so a worker never
+looks for a run that is not there yet.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+import unicodedata
+from collections.abc import Sequence
+
+from django.conf import settings
+from django.contrib.auth.models import AnonymousUser, User
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.files.base import ContentFile
+from django.core.files.uploadedfile import UploadedFile
+from django.db import transaction
+from django.utils import timezone
+
+from creations.models import ACTIVE_STATUSES, Creation, InputFile, Run, RunStatus, Visibility
+from creations.permissions import can_view_creation
+from creations.supervision import publish_cancel
+from creations.transitions import run_finish
+from workspaces.models import Membership, ModelEndpoint, Workspace
+from workspaces.selectors import membership_get
+
+AnyUser = User | AnonymousUser
+CANCELLED_BEFORE_START = "Cancelled before it started."
+_SAFE_NAME = re.compile(r"[^\w.\- ()+,@=]")
+
+
+# --- checks ----------------------------------------------------------------
+
+
+def _creator_membership(*, workspace: Workspace, user: AnyUser) -> Membership:
+    membership = membership_get(workspace=workspace, user=user)
+    if membership is None or not membership.can_create:
+        raise PermissionDenied("Only owners, admins and members of this workspace can start runs.")
+    return membership
+
+
+def _clean_brief(brief: str) -> str:
+    brief = (brief or "").strip()
+    if not brief:
+        raise ValidationError({"brief": "Write a brief: say what you would like made."})
+    if len(brief) > settings.RUN_BRIEF_MAX_CHARS:
+        raise ValidationError({"brief": f"The brief is too long (at most {settings.RUN_BRIEF_MAX_CHARS} characters)."})
+    return brief
+
+
+def _clean_limit(name: str, value: int | None, ceiling: int) -> int | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ValidationError({name: "Give a whole number of at least 1, or leave it empty."})
+    if value > ceiling:
+        raise ValidationError({name: f"This workspace allows at most {ceiling}."})
+    return value
+
+
+def _clean_endpoint(workspace: Workspace, endpoint: ModelEndpoint | None) -> ModelEndpoint | None:
+    if endpoint is None:
+        return None
+    if endpoint.workspace_id != workspace.pk:
+        raise ValidationError({"model_endpoint": "That model is not registered in this workspace."})
+    if not endpoint.is_enabled:
+        raise ValidationError({"model_endpoint": "That model is disabled; pick another one."})
+    return endpoint
+
+
+def clean_input_name(raw: str) -> str:
+    """A plain file name for /testbed/input: no directories, no dot files, no control characters."""
+    name = unicodedata.normalize("NFC", posixpath.basename((raw or "").replace("\\", "/"))).strip()
+    name = _SAFE_NAME.sub("_", name).lstrip(".")[:200]
+    if not name:
+        raise ValidationError({"files": f"The file name {raw[:80]!r} cannot be used; rename the file."})
+    return name
+
+
+def _clean_files(files: Sequence[UploadedFile]) -> list[tuple[str, UploadedFile]]:
+    if len(files) > settings.RUN_INPUT_MAX_FILES:
+        raise ValidationError({"files": f"Attach at most {settings.RUN_INPUT_MAX_FILES} files."})
+    total = sum(f.size or 0 for f in files)
+    if total > settings.RUN_INPUT_MAX_BYTES:
+        limit_mb = settings.RUN_INPUT_MAX_BYTES // (1024 * 1024)
+        raise ValidationError({"files": f"The files are too large together (at most {limit_mb} MB)."})
+    cleaned: list[tuple[str, UploadedFile]] = []
+    seen: set[str] = set()
+    for upload in files:
+        name = clean_input_name(upload.name or "")
+        if name in seen:
+            raise ValidationError({"files": f"Two files are named {name!r}; rename one of them."})
+        seen.add(name)
+        cleaned.append((name, upload))
+    return cleaned
+
+
+# --- services ----------------------------------------------------------------
+
+
+def _enqueue(run: Run) -> None:
+    from creations.tasks import run_creation
+
+    run_id = run.pk
+    transaction.on_commit(lambda: run_creation.delay(run_id))
+
+
+@transaction.atomic
+def creation_submit(
+    *,
+    workspace: Workspace,
+    author: User,
+    brief: str,
+    files: Sequence[UploadedFile] = (),
+    visibility: str = Visibility.WORKSPACE,
+    model_endpoint: ModelEndpoint | None = None,
+    max_steps: int | None = None,
+    max_seconds: int | None = None,
+    max_tokens: int | None = None,
+    title: str = "",
+) -> Run:
+    """Validate, write Creation + InputFiles + a queued Run, and enqueue it after commit."""
+    _creator_membership(workspace=workspace, user=author)
+    if visibility not in Visibility.values:
+        raise ValidationError({"visibility": "Choose who can see it: only you, the workspace, or anyone."})
+    creation = Creation(
+        workspace=workspace,
+        author=author,
+        title=(title or "").strip()[:200],
+        brief=_clean_brief(brief),
+        visibility=visibility,
+        model_endpoint=_clean_endpoint(workspace, model_endpoint),
+        max_steps=_clean_limit("max_steps", max_steps, workspace.run_max_steps),
+        max_seconds=_clean_limit(
+            "max_seconds", max_seconds, min(workspace.run_max_seconds, settings.RUN_MAX_SECONDS_CEILING)
+        ),
+        max_tokens=_clean_limit("max_tokens", max_tokens, workspace.run_max_tokens),
+    )
+    cleaned_files = _clean_files(files)
+    creation.save()
+    for name, upload in cleaned_files:
+        input_file = InputFile(
+            creation=creation, name=name, size=upload.size or 0, content_type=(upload.content_type or "")[:100]
+        )
+        input_file.file.save(name, upload, save=False)
+        input_file.save()
+    run = Run.objects.create(creation=creation)
+    _enqueue(run)
+    return run
+
+
+def run_cancel(*, run: Run, user: AnyUser) -> bool:
+    """Ask a run to stop. A queued run ends at once; a started one is stopped by its
+    worker (the sandbox within about 2 s). Returns False when it had already ended."""
+    if not can_view_creation(creation=run.creation, user=user):
+        raise PermissionDenied("You cannot see this run.")
+    _creator_membership(workspace=run.creation.workspace, user=user)
+    with transaction.atomic():
+        asked = Run.objects.filter(pk=run.pk, status__in=ACTIVE_STATUSES, cancel_requested_at__isnull=True).update(
+            cancel_requested_at=timezone.now()
+        )
+    if run_finish(
+        run_id=run.pk, status=RunStatus.CANCELLED, reason=CANCELLED_BEFORE_START, from_statuses=[RunStatus.QUEUED]
+    ):
+        return True
+    if asked:
+        publish_cancel(run.pk)
+    return bool(asked) or Run.objects.filter(pk=run.pk, status__in=ACTIVE_STATUSES).exists()
+
+
+def run_rerun(*, creation: Creation, user: User) -> Run:
+    """Run the same creation again (same brief, inputs, model and limits)."""
+    if not can_view_creation(creation=creation, user=user):
+        raise PermissionDenied("You cannot see this creation.")
+    _creator_membership(workspace=creation.workspace, user=user)
+    with transaction.atomic():
+        run = Run.objects.create(creation=creation)
+        _enqueue(run)
+    return run
+
+
+@transaction.atomic
+def creation_fork(*, creation: Creation, user: User, brief: str, workspace: Workspace | None = None) -> Run:
+    """A new creation from an existing one, with a new brief, the same inputs, and a first run.
+
+    It lands in `workspace` (default: the original's); the model is kept only
+    inside the same workspace, since endpoints belong to a workspace."""
+    if not can_view_creation(creation=creation, user=user):
+        raise PermissionDenied("You cannot see this creation.")
+    target = workspace or creation.workspace
+    _creator_membership(workspace=target, user=user)
+    same_workspace = target.pk == creation.workspace_id
+    endpoint = creation.model_endpoint if same_workspace and creation.model_endpoint_id else None
+    if endpoint is not None and not endpoint.is_enabled:
+        endpoint = None
+    fork = Creation.objects.create(
+        workspace=target,
+        author=user,
+        title=creation.title,
+        brief=_clean_brief(brief),
+        visibility=creation.visibility if same_workspace else Visibility.WORKSPACE,
+        model_endpoint=endpoint,
+        max_steps=_fit(creation.max_steps, target.run_max_steps),
+        max_seconds=_fit(creation.max_seconds, target.run_max_seconds),
+        max_tokens=_fit(creation.max_tokens, target.run_max_tokens),
+        forked_from=creation,
+    )
+    for original in creation.inputs.all():
+        with original.file.open("rb") as handle:
+            data = handle.read()
+        copy = InputFile(creation=fork, name=original.name, size=len(data), content_type=original.content_type)
+        copy.file.save(original.name, ContentFile(data), save=False)
+        copy.save()
+    run = Run.objects.create(creation=fork)
+    _enqueue(run)
+    return run
+
+
+def _fit(value: int | None, ceiling: int) -> int | None:
+    return None if value is None else min(value, ceiling)

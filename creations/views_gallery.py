@@ -1,0 +1,46 @@
+"""Galleries: a workspace's artifacts (members) and the public one (anyone)."""
+
+from django.conf import settings
+from django.contrib.auth.decorators import login_required
+from django.core.paginator import Paginator
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.views.decorators.http import require_GET
+
+from creations.artifact_display import artifact_displays
+from creations.forms import GalleryFilterForm
+from creations.page_security import with_platform_csp
+from creations.selectors import gallery_artifacts
+from workspaces.models import Workspace
+from workspaces.permissions import workspace_membership_or_404
+
+
+def _gallery(request: HttpRequest, *, workspace: Workspace | None, template_context: dict[str, object]) -> HttpResponse:
+    form = GalleryFilterForm(request.GET or None)
+    kind = form.cleaned_data["kind"] if form.is_valid() else ""
+    artifacts = gallery_artifacts(user=request.user, workspace=workspace, kind=kind)
+    page = Paginator(artifacts, settings.GALLERY_PAGE_SIZE).get_page(request.GET.get("page"))
+    context = {
+        **template_context,
+        "form": form,
+        "kind": kind,
+        "page": page,
+        "items": artifact_displays(page.object_list, user=request.user),
+    }
+    template = "gallery/_grid.html" if request.headers.get("HX-Request") else "gallery/gallery.html"
+    return render(request, template, context)
+
+
+@login_required
+@with_platform_csp
+@require_GET
+def workspace_gallery(request: HttpRequest, slug: str) -> HttpResponse:
+    membership = workspace_membership_or_404(slug=slug, user=request.user)
+    context = {"workspace": membership.workspace, "membership": membership, "public": False}
+    return _gallery(request, workspace=membership.workspace, template_context=context)
+
+
+@with_platform_csp
+@require_GET
+def public_gallery(request: HttpRequest) -> HttpResponse:
+    return _gallery(request, workspace=None, template_context={"public": True})

@@ -1,0 +1,123 @@
+# ruff: noqa: E501  (embedded shell, JavaScript and markup read better unwrapped)
+"""Every kind of artifact renders in a real browser, from the artifact origin."""
+
+from __future__ import annotations
+
+import pytest
+from django.urls import reverse
+from playwright.sync_api import expect
+
+from creations.models import Run
+from tests.artifact_builders import Output, finished_run
+from tests.fixtures_accounts import PASSWORD, Team
+from tests.fixtures_browser import Web
+from tests.media_samples import map_html_bytes, midi_bytes, mp4_bytes, pdf_bytes, png_bytes, wav_bytes
+
+pytestmark = [pytest.mark.browser, pytest.mark.services, pytest.mark.django_db(transaction=True)]
+
+SVG = b'<svg xmlns="http://www.w3.org/2000/svg" width="240" height="120"><rect width="240" height="120" fill="#ffca28"/><circle cx="60" cy="60" r="40" fill="#3d5afe"/></svg>'
+MARKDOWN = b"# Report\n\nSales went **up**.\n\n| Quarter | Sales |\n|---|---|\n| Q1 | 12 |\n| Q2 | 19 |\n\n![chart](poster.png)\n"
+CODE = b'def greet(name: str) -> str:\n    return f"Hello, {name}!"\n'
+
+SEEK_VIDEO = """async (video) => {
+  if (video.readyState < 1) await new Promise((ok) => video.addEventListener("loadedmetadata", ok, {once: true}));
+  video.currentTime = 2.5;
+  await new Promise((ok) => video.addEventListener("seeked", ok, {once: true}));
+  return video.currentTime;
+}"""
+PLAY_AUDIO = """async (audio) => {
+  audio.muted = true;
+  await audio.play();
+  await new Promise((ok) => setTimeout(ok, 800));
+  const position = audio.currentTime;
+  audio.pause();
+  return position;
+}"""
+IMAGE_WIDTH = "(img) => img.complete ? img.naturalWidth : new Promise((ok) => img.addEventListener('load', () => ok(img.naturalWidth)))"
+
+
+def every_kind(team: Team) -> Run:
+    outputs = [
+        Output("poster.png", png_bytes(640, 400)),
+        Output("logo.svg", SVG),
+        Output("countdown.mp4", mp4_bytes(seconds=4)),
+        Output("tone.wav", wav_bytes(seconds=2)),
+        Output("piece.mid", midi_bytes()),
+        Output("report.pdf", pdf_bytes()),
+        Output("map.html", map_html_bytes()),
+        Output("report.md", MARKDOWN),
+        Output("greet.py", CODE),
+        Output("data.bin", bytes(range(256))),
+    ]
+    return finished_run(workspace=team.workspace, author=team.owner, outputs=outputs, previews=True,
+                        brief="One of everything")  # fmt: skip
+
+
+def test_every_kind_of_artifact_renders(web: Web, team: Team) -> None:
+    run = every_kind(team)
+    artifacts = {a.path: a for a in run.artifacts.all()}
+    page = web.page()
+    statuses: dict[str, list[int]] = {}
+    page.on("response", lambda r: statuses.setdefault(r.url.split("?")[0].rsplit("/", 1)[-1], []).append(r.status))
+    web.sign_in(page, team.owner.username, PASSWORD)
+
+    page.goto(web.platform + reverse("creation_detail", args=[run.creation_id]))
+    page.wait_for_load_state("networkidle")
+    web.shot(page, "creation-page")
+
+    def open_artifact(path: str) -> None:
+        page.goto(web.platform + reverse("artifact_detail", args=[artifacts[path].pk]))
+
+    open_artifact("poster.png")
+    assert page.locator("img.artifact-image").evaluate(IMAGE_WIDTH) == 640
+    web.shot(page, "renderer-image")
+
+    open_artifact("logo.svg")
+    assert page.locator("img.artifact-image").evaluate(IMAGE_WIDTH) == 240
+    web.shot(page, "renderer-svg")
+
+    open_artifact("countdown.mp4")
+    assert page.locator("video").evaluate(SEEK_VIDEO) == pytest.approx(2.5, abs=0.2)
+    assert 206 in statuses["countdown.mp4"], "the browser seeks with Range requests"
+    web.shot(page, "renderer-video")
+
+    open_artifact("tone.wav")
+    assert page.locator("audio").evaluate(PLAY_AUDIO) > 0
+    web.shot(page, "renderer-audio")
+
+    open_artifact("piece.mid")
+    assert page.locator("audio").evaluate(PLAY_AUDIO) > 0, "the MIDI's audio rendition plays"
+    assert page.get_by_role("link", name="Download the .mid file").is_visible()
+    web.shot(page, "renderer-midi")
+
+    open_artifact("report.pdf")
+    assert page.locator(".pdf-preview img").evaluate(IMAGE_WIDTH) > 0
+    web.shot(page, "renderer-pdf")
+
+    open_artifact("map.html")
+    page.frame_locator("iframe.artifact-frame").locator("#map[data-ready=yes]").wait_for()
+    page.wait_for_timeout(300)
+    web.shot(page, "renderer-map")
+
+    open_artifact("report.md")
+    assert page.locator(".document.markdown table td", has_text="19").is_visible()
+    assert page.locator(".document.markdown img").evaluate(IMAGE_WIDTH) == 640  # the run's own image
+    web.shot(page, "renderer-markdown")
+
+    open_artifact("greet.py")
+    assert page.locator(".document .highlight .k", has_text="def").is_visible()
+    web.shot(page, "renderer-code")
+
+    open_artifact("data.bin")
+    with page.expect_download() as download:
+        page.get_by_role("link", name="Download data.bin").click()
+    assert download.value.suggested_filename == "data.bin"
+    web.shot(page, "renderer-other")
+
+    page.goto(web.platform + reverse("workspace_gallery", args=[team.workspace.slug]))
+    assert page.locator(".gallery-grid .tile").count() == len(artifacts)
+    page.wait_for_load_state("networkidle")
+    web.shot(page, "gallery")
+    page.get_by_label("Kind").select_option("video")
+    expect(page.locator(".gallery-grid .tile")).to_have_count(1)
+    assert "kind=video" in page.url
