@@ -86,7 +86,8 @@ def _waveform(source: Path, workdir: Path) -> Path:
     picture = workdir / "waveform.png"
     run_tool(
         ["ffmpeg", "-nostdin", "-v", "error", "-y", "-i", str(source), "-filter_complex",
-         f"aformat=channel_layouts=mono,showwavespic=s={settings.PREVIEW_WIDTH}x160:colors=#3d5afe",
+         # Normalized and square-root scaled so quiet pieces still show their shape.
+         f"aformat=channel_layouts=mono,dynaudnorm,showwavespic=s={settings.PREVIEW_WIDTH}x160:colors=#3d5afe:scale=sqrt",
          "-frames:v", "1", str(picture)],
         cwd=workdir,
     )  # fmt: skip

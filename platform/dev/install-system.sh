@@ -79,6 +79,10 @@ install_docker() {
     changed=1
   fi
   if ! docker info >/dev/null 2>&1; then
+    # A dockerd killed hard leaves pid files that stop the next one from starting.
+    for pidfile in /var/run/docker.pid /var/run/docker/containerd/containerd.pid; do
+      if [ -f "$pidfile" ] && ! kill -0 "$(cat "$pidfile")" 2>/dev/null; then $SUDO rm -f "$pidfile"; fi
+    done
     log "starting dockerd"
     $SUDO sh -c 'nohup dockerd >/var/log/dockerd.log 2>&1 &'
     wait_for 60 dockerd docker info
