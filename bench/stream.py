@@ -147,7 +147,9 @@ def main() -> None:
         **PROCESS_ENV,
         "RUN_HEARTBEAT_SECONDS": "5",
         "DJANGO_SETTINGS_MODULE": "config.test_settings",
-        "DATABASE_URL": f"postgres://{db['USER']}:{db['PASSWORD']}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}",
+        "DATABASE_URL": (
+            f"postgres://{db['USER']}:{db['PASSWORD']}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
+        ),
         "REDIS_URL": redis_url,
         "CELERY_BROKER_URL": redis_url,
         "MEDIA_ROOT": str(workdir / "media"),
@@ -156,14 +158,38 @@ def main() -> None:
     }
     settings.MEDIA_ROOT = workdir / "media"
     port = free_port()
-    server = AtelierServer(base_url=f"http://127.0.0.1:{port}", port=port, media_root=workdir / "media", redis_url=redis_url)
+    server = AtelierServer(
+        base_url=f"http://127.0.0.1:{port}", port=port, media_root=workdir / "media", redis_url=redis_url
+    )
     celery = [str(Path(sys.executable).parent / "celery"), "-A", "config"]
     server.processes = {
-        "web": _Process("web", [str(Path(sys.executable).parent / "daphne"), "-b", "127.0.0.1", "-p", str(port), "config.asgi:application"], env, workdir / "web.log"),
+        "web": _Process(
+            "web",
+            [
+                str(Path(sys.executable).parent / "daphne"),
+                "-b",
+                "127.0.0.1",
+                "-p",
+                str(port),
+                "config.asgi:application",
+            ],
+            env,
+            workdir / "web.log",
+        ),
         "worker": _Process(
             "worker",
-            [*celery, "worker", "--pool", "threads", "--concurrency", str(worker_concurrency), "--loglevel", "INFO",
-             "--without-gossip", "--without-mingle"],
+            [
+                *celery,
+                "worker",
+                "--pool",
+                "threads",
+                "--concurrency",
+                str(worker_concurrency),
+                "--loglevel",
+                "INFO",
+                "--without-gossip",
+                "--without-mingle",
+            ],
             env,
             workdir / "worker.log",
         ),
@@ -187,7 +213,11 @@ def main() -> None:
         connection.close()
         connection.creation.destroy_test_db(BENCH_DB, verbosity=0)
 
-    results["machine"] = {"cpus": os.cpu_count(), "python": platform.python_version(), "worker_threads": worker_concurrency}
+    results["machine"] = {
+        "cpus": os.cpu_count(),
+        "python": platform.python_version(),
+        "worker_threads": worker_concurrency,
+    }
     results["measured_at"] = datetime.now(UTC).isoformat(timespec="seconds")
     out = ROOT / "bench" / "results" / "stream.json"
     out.write_text(json.dumps(results, indent=2) + "\n")
@@ -240,7 +270,9 @@ def run_scenarios(server: Any, model_url: str, concurrent: int, throughput_runs:
         watcher = asyncio.ensure_future(watch_runs([run.pk]))
         await asyncio.sleep(1.0)
         for i in range(300):
-            await asyncio.to_thread(store_events, run.pk, [("tool_output_delta", {"step": 1, "call_id": "c", "text": f"line {i}\n"})])
+            await asyncio.to_thread(
+                store_events, run.pk, [("tool_output_delta", {"step": 1, "call_id": "c", "text": f"line {i}\n"})]
+            )
             await asyncio.sleep(0.02)
         await asyncio.to_thread(run_finish, run_id=run.pk, status=RunStatus.SUCCEEDED, reason="bench")
         return await watcher
@@ -255,7 +287,12 @@ def run_scenarios(server: Any, model_url: str, concurrent: int, throughput_runs:
         wait_final(runs)
         elapsed = time.monotonic() - started
         statuses = list(Run.objects.filter(pk__in=[r.pk for r in runs]).values_list("status", flat=True))
-        results[label] = {**summary(samples), "runs": count, "succeeded": statuses.count(RunStatus.SUCCEEDED), "seconds": round(elapsed, 1)}
+        results[label] = {
+            **summary(samples),
+            "runs": count,
+            "succeeded": statuses.count(RunStatus.SUCCEEDED),
+            "seconds": round(elapsed, 1),
+        }
         print(label, results[label], flush=True)
 
     runs = [submit(f"throughput {n}") for n in range(throughput_runs)]
@@ -282,6 +319,8 @@ def run_scenarios(server: Any, model_url: str, concurrent: int, throughput_runs:
         while run_containers(run.pk) and time.monotonic() - started < 30:
             time.sleep(0.02)
         cancel_ms.append((time.monotonic() - started) * 1000)
+        run.refresh_from_db()
+        print("cancel round:", run.status, run.reason, run.events.count(), "events", flush=True)
     results["cancel_to_sandbox_gone"] = {
         "p50_ms": round(statistics.median(cancel_ms), 1),
         "max_ms": round(max(cancel_ms), 1),

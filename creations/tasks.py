@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from celery import Task, shared_task
+from django.db import OperationalError
 
 from creations import reaper
 from creations.execution import run_execute
@@ -10,7 +11,18 @@ from creations.execution import run_execute
 
 # acks_late + reject_on_worker_lost: a task whose worker dies is not lost; a
 # redelivered copy finds the run no longer queued and leaves it to the reaper.
-@shared_task(bind=True, acks_late=True, reject_on_worker_lost=True, ignore_result=True)
+# A database that is briefly unreachable (restart, connection limit) before the
+# run is claimed would leave it queued forever, so that is retried.
+@shared_task(
+    bind=True,
+    acks_late=True,
+    reject_on_worker_lost=True,
+    ignore_result=True,
+    autoretry_for=(OperationalError,),
+    retry_backoff=2,
+    retry_backoff_max=60,
+    max_retries=8,
+)
 def run_creation(self: Task, run_id: int) -> None:
     run_execute(run_id=run_id, worker=str(self.request.hostname or "worker"))
 

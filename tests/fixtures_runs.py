@@ -183,11 +183,11 @@ def _point_this_process_at(redis_url: str) -> dict[str, Any]:
     }
     settings.REDIS_URL = redis_url
     settings.CELERY_BROKER_URL = redis_url
-    settings.CHANNEL_LAYERS = {
-        "default": {**settings.CHANNEL_LAYERS["default"], "CONFIG": {**settings.CHANNEL_LAYERS["default"]["CONFIG"], "hosts": [redis_url]}}
-    }
+    layer: dict[str, Any] = dict(settings.CHANNEL_LAYERS["default"])
+    layer["CONFIG"] = {**layer["CONFIG"], "hosts": [redis_url]}
+    settings.CHANNEL_LAYERS = {"default": layer}
     channel_layers.backends.clear()
-    app.conf.broker_url = redis_url
+    app.conf["broker_url"] = redis_url
     return saved
 
 
@@ -201,7 +201,7 @@ def _restore(saved: dict[str, Any]) -> None:
     settings.CELERY_BROKER_URL = saved["CELERY_BROKER_URL"]
     settings.CHANNEL_LAYERS = saved["CHANNEL_LAYERS"]
     channel_layers.backends.clear()
-    app.conf.broker_url = saved["broker_url"]
+    app.conf["broker_url"] = saved["broker_url"]
 
 
 @pytest.fixture(scope="session")
@@ -218,7 +218,9 @@ def atelier_server(
     redis.Redis.from_url(redis_url).flushdb()  # this database number is the tests' own
 
     db = connection.settings_dict
-    database_url = f"postgres://{db['USER']}:{db['PASSWORD']}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
+    database_url = (
+        f"postgres://{db['USER']}:{db['PASSWORD']}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
+    )
     base = tmp_path_factory.mktemp("atelier-server")
     media_root, static_root = base / "media", base / "static"
     media_root.mkdir()
@@ -233,9 +235,7 @@ def atelier_server(
         "STATIC_ROOT": str(static_root),
         "ALLOWED_HOSTS": "127.0.0.1,localhost",
     }
-    subprocess.run(
-        [sys.executable, "manage.py", "collectstatic", "--noinput", "-v0"], cwd=ROOT, env=env, check=True
-    )
+    subprocess.run([sys.executable, "manage.py", "collectstatic", "--noinput", "-v0"], cwd=ROOT, env=env, check=True)
     port = free_port()
     # Web (issue 6): the platform at localhost, artifacts on their own origin at 127.0.0.1.
     env["SITE_URL"], env["ARTIFACT_ORIGIN"] = f"http://localhost:{port}", f"http://127.0.0.1:{port}"
@@ -243,7 +243,10 @@ def atelier_server(
     celery = [_bin("celery"), "-A", "config"]
     server.processes = {
         "web": _Process(
-            "web", [_bin("daphne"), "-b", "127.0.0.1", "-p", str(port), "config.asgi:application"], env, base / "web.log"
+            "web",
+            [_bin("daphne"), "-b", "127.0.0.1", "-p", str(port), "config.asgi:application"],
+            env,
+            base / "web.log",
         ),
         "worker": _Process(
             "worker",

@@ -18,6 +18,8 @@ from tests.scripted_model import ScriptedModel, bash, submit
 # `sleep` and this test time out instead of passing.
 pytestmark = pytest.mark.timeout(120)
 COMMAND_TIMEOUT = 600.0
+# The shell releases streamed output once it is longer than its end-marker look-behind.
+SIGNAL_THEN_SLEEP = 'echo "started $(printf "%0.s." $(seq 80))"; sleep 500'
 
 
 class KillOnFirstCommand(Recorder):
@@ -36,7 +38,7 @@ class KillOnFirstCommand(Recorder):
 def test_a_sandbox_killed_from_outside_mid_command_ends_the_run_with_a_sandbox_error(
     sandbox: Any, scripted_model: ScriptedModel
 ) -> None:
-    scripted_model.play([bash("echo started; sleep 500"), bash("echo never"), submit()])
+    scripted_model.play([bash(SIGNAL_THEN_SLEEP), bash("echo never"), submit()])
 
     outcome, events = run(
         sandbox,
@@ -80,7 +82,7 @@ def test_cancelling_a_run_whose_sandbox_is_then_stopped_reads_as_cancelled(
                 cancel.set()
                 threading.Thread(target=sandbox.stop, daemon=True).start()
 
-    scripted_model.play([bash("echo started; sleep 500"), submit()])
+    scripted_model.play([bash(SIGNAL_THEN_SLEEP), submit()])
 
     outcome, _ = run(
         sandbox, client_for(scripted_model), recorder=CancelThenStop(), cancel=cancel, command_timeout=COMMAND_TIMEOUT

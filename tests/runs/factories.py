@@ -8,7 +8,9 @@ from creations.models import Creation, Run, RunStatus, Visibility
 from tests.fixtures_accounts import Team
 
 
-def make_run(team: Team, *, status: str = RunStatus.QUEUED, visibility: str = Visibility.WORKSPACE, **fields: Any) -> Run:
+def make_run(
+    team: Team, *, status: str = RunStatus.QUEUED, visibility: str = Visibility.WORKSPACE, **fields: Any
+) -> Run:
     creation = Creation.objects.create(
         workspace=team.workspace, author=team.owner, brief="a calm piano piece", visibility=visibility
     )

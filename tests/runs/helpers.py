@@ -85,8 +85,7 @@ def wait_for_event(run: Run, kind: str, *, timeout: float = 60, logs: Callable[[
 
 def stored_events(run: Run) -> list[dict[str, Any]]:
     return [
-        {"seq": e.seq, "kind": e.kind, "payload": e.payload}
-        for e in RunEvent.objects.filter(run=run).order_by("seq")
+        {"seq": e.seq, "kind": e.kind, "payload": e.payload} for e in RunEvent.objects.filter(run=run).order_by("seq")
     ]
 
 

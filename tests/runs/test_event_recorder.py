@@ -93,7 +93,8 @@ def test_a_huge_payload_is_capped_and_the_whole_text_kept_as_a_file(team: Team, 
 
     assert len(json.dumps(event.payload, ensure_ascii=False).encode()) <= 32 * 1024
     assert event.payload["truncated"] is True
-    assert output.startswith(event.payload["output"]) and len(event.payload["output"]) > 1000
+    assert output.startswith(event.payload["output"])
+    assert len(event.payload["output"]) > 1000
     assert event.payload["exit_code"] == 0
     overflow = event.payload["overflow"]["output"]
     with default_storage.open(overflow["path"]) as handle:
@@ -124,7 +125,8 @@ def test_nothing_is_appended_after_the_final_event(team: Team) -> None:
     recorder.close()
     events = _events(run)
     assert [e.kind for e in events] == ["step_started", "status"]
-    assert events[-1].payload["final"] is True and events[-1].payload["status"] == "failed"
+    assert events[-1].payload["final"] is True
+    assert events[-1].payload["status"] == "failed"
     assert recorder.ended
 
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 
 import pytest
-from django.core.files.storage import default_storage
 
 from creations.models import Artifact, ArtifactKind, RunStatus
 from tests.fixtures_accounts import Team
@@ -35,11 +34,21 @@ def test_a_brief_becomes_events_and_artifacts(
         scripted_model,
         [
             bash(MAKE_FILES, "Making the files."),
-            reply("", [call("str_replace_editor", {"command": "create", "path": "/testbed/output/notes.md", "file_text": NOTES})]),
+            reply(
+                "",
+                [
+                    call(
+                        "str_replace_editor",
+                        {"command": "create", "path": "/testbed/output/notes.md", "file_text": NOTES},
+                    )
+                ],
+            ),
             submit_reply("A map, a picture, notes and the stops."),
         ],
     )
-    run = submit(team, endpoint, brief="a 3-day Tokyo food map", files={"stops.csv": b"name,lat,lon\nTsukiji,35.66,139.77\n"})
+    run = submit(
+        team, endpoint, brief="a 3-day Tokyo food map", files={"stops.csv": b"name,lat,lon\nTsukiji,35.66,139.77\n"}
+    )
     with open_stream(run_stack, run.pk, cookie=run_stack.cookie_for(team.viewer)) as ws:
         watched, closed = read_events(ws, timeout=120)
     run = wait_for_final(run, logs=run_stack.logs)
@@ -52,7 +61,8 @@ def test_a_brief_becomes_events_and_artifacts(
     assert [e["seq"] for e in stored] == list(range(1, len(stored) + 1))
     assert closed
     kinds = [e["kind"] for e in stored]
-    assert kinds[0] == "status" and stored[0]["payload"]["status"] == "starting"
+    assert kinds[0] == "status"
+    assert stored[0]["payload"]["status"] == "starting"
     assert {"step_started", "tool_call", "tool_result", "usage", "finished", "artifacts"} <= set(kinds)
     assert stored[-1]["payload"] == {**stored[-1]["payload"], "status": "succeeded", "final": True}
     output = "".join(e["payload"]["text"] for e in stored if e["kind"] == "tool_output_delta")
@@ -65,14 +75,15 @@ def test_a_brief_becomes_events_and_artifacts(
         "red.png": ArtifactKind.IMAGE,
         "stops.csv": ArtifactKind.TEXT,
     }
-    with default_storage.open(artifacts["notes.md"].file.name) as handle:
+    with artifacts["notes.md"].file.open("rb") as handle:
         assert handle.read().decode() == NOTES
     assert artifacts["red.png"].content_type == "image/png"
     listed = next(e for e in stored if e["kind"] == "artifacts")["payload"]["items"]
     assert sorted(item["path"] for item in listed) == sorted(artifacts)
 
     assert run.steps == 3
-    assert run.prompt_tokens > 0 and run.completion_tokens > 0
+    assert run.prompt_tokens > 0
+    assert run.completion_tokens > 0
     assert run.sandbox_seconds > 0
     assert run.output_bytes == sum(a.size for a in artifacts.values())
     assert run_containers(run.pk) == []

@@ -92,7 +92,8 @@ def test_cancelling_a_queued_run_ends_it_before_any_sandbox_starts(
     # The worker now receives the queued task and leaves the cancelled run alone.
     time.sleep(1)
     run.refresh_from_db()
-    assert run.status == RunStatus.CANCELLED and run.started_at is None
+    assert run.status == RunStatus.CANCELLED
+    assert run.started_at is None
     assert scripted_model.chat_requests() == []
 
 
@@ -113,7 +114,8 @@ def test_a_worker_killed_mid_run_leaves_a_failed_run_its_events_and_no_container
     after = stored_events(run)
     assert after[: len(before_kill)] == before_kill
     assert [e["seq"] for e in after] == list(range(1, len(after) + 1))
-    assert after[-1]["payload"]["status"] == "failed" and after[-1]["payload"]["final"] is True
+    assert after[-1]["payload"]["status"] == "failed"
+    assert after[-1]["payload"]["final"] is True
     # The reaper removes the orphaned sandbox right after ending the run.
     wait_until(lambda: run_containers(run.pk) == [], timeout=30, what="the orphaned sandbox to go")
 
@@ -122,7 +124,10 @@ def test_ten_concurrent_runs_all_finish_with_gapless_trajectories(
     run_stack: AtelierServer, sandbox_image: str, team: Team, scripted_model: ScriptedModel
 ) -> None:
     steps = [
-        bash("mkdir -p /testbed/output && for i in $(seq 1 50); do echo out $i; done > /testbed/output/list.txt; cat /testbed/output/list.txt"),
+        bash(
+            "mkdir -p /testbed/output && for i in $(seq 1 50); do echo out $i; done > /testbed/output/list.txt; "
+            "cat /testbed/output/list.txt"
+        ),
         bash("echo second step"),
         submit_reply("made a list"),
     ]

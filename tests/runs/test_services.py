@@ -36,7 +36,8 @@ def test_submitting_writes_a_queued_run_and_enqueues_it_after_commit(
         callback()
     assert enqueued == [run.pk]
     assert run.status == RunStatus.QUEUED
-    assert run.creation.title == "Jazz" and run.creation.author == team.member
+    assert run.creation.title == "Jazz"
+    assert run.creation.author == team.member
     (input_file,) = InputFile.objects.filter(creation=run.creation)
     assert (input_file.name, input_file.size) == ("data.csv", 8)
     assert input_file.file.read() == b"a,b\n1,2\n"
@@ -81,7 +82,8 @@ def test_cancelling_a_queued_run_ends_it_at_once(team: Team) -> None:
     run = make_run(team)
     assert run_cancel(run=run, user=team.member)
     run.refresh_from_db()
-    assert run.status == RunStatus.CANCELLED and run.cancel_requested_at is not None
+    assert run.status == RunStatus.CANCELLED
+    assert run.cancel_requested_at is not None
     assert not run_cancel(run=run, user=team.member)  # already ended
 
 
@@ -89,7 +91,8 @@ def test_cancelling_a_running_run_asks_its_worker(team: Team) -> None:
     run = make_run(team, status=RunStatus.RUNNING)
     assert run_cancel(run=run, user=team.owner)
     run.refresh_from_db()
-    assert run.status == RunStatus.RUNNING and run.cancel_requested_at is not None
+    assert run.status == RunStatus.RUNNING
+    assert run.cancel_requested_at is not None
 
 
 def test_a_viewer_cannot_cancel(team: Team) -> None:
@@ -101,7 +104,9 @@ def test_a_viewer_cannot_cancel(team: Team) -> None:
 def test_run_again_makes_a_new_queued_run_of_the_same_creation(team: Team) -> None:
     first = make_run(team, status=RunStatus.RUNNING)
     again = run_rerun(creation=first.creation, user=team.member)
-    assert again.pk != first.pk and again.creation_id == first.creation_id and again.status == RunStatus.QUEUED
+    assert again.pk != first.pk
+    assert again.creation_id == first.creation_id
+    assert again.status == RunStatus.QUEUED
     with pytest.raises(PermissionDenied):
         run_rerun(creation=first.creation, user=team.viewer)
 
@@ -110,7 +115,9 @@ def test_a_fork_keeps_the_inputs_and_points_back(team: Team) -> None:
     original = _submit(team, files=[SimpleUploadedFile("song.mid", b"MThd")], max_steps=5).creation
     run = creation_fork(creation=original, user=team.owner, brief="the same, but slower")
     fork = run.creation
-    assert fork.forked_from == original and fork.author == team.owner and fork.brief == "the same, but slower"
+    assert fork.forked_from == original
+    assert fork.author == team.owner
+    assert fork.brief == "the same, but slower"
     assert fork.max_steps == 5
     assert [(f.name, f.file.read()) for f in fork.inputs.all()] == [("song.mid", b"MThd")]
 
@@ -119,7 +126,8 @@ def test_a_public_creation_can_be_forked_into_the_forkers_own_workspace(team: Te
     original = _submit(team, visibility=Visibility.PUBLIC).creation
     mine = workspace_create(name="Mine", owner=team.outsider)
     run = creation_fork(creation=original, user=team.outsider, brief="my version", workspace=mine)
-    assert run.creation.workspace == mine and run.creation.visibility == Visibility.WORKSPACE
+    assert run.creation.workspace == mine
+    assert run.creation.visibility == Visibility.WORKSPACE
     with pytest.raises(PermissionDenied):  # but not into the original's workspace
         creation_fork(creation=original, user=team.outsider, brief="sneaky")
 
@@ -150,4 +158,5 @@ def test_a_form_post_to_cancel_returns_to_the_run_page(team: Team) -> None:
     client = Client()
     client.force_login(team.member)
     response = client.post(f"/runs/{run.pk}/cancel/")
-    assert response.status_code == 302 and response["Location"] == f"/runs/{run.pk}/"
+    assert response.status_code == 302
+    assert response["Location"] == f"/runs/{run.pk}/"

@@ -29,7 +29,9 @@ def _wav() -> bytes:
 
 MIDI = b"MThd" + struct.pack(">IHHH", 6, 0, 1, 96) + b"MTrk" + struct.pack(">I", 4) + b"\x00\xff\x2f\x00"
 MP4 = b"\x00\x00\x00\x18ftypisom\x00\x00\x02\x00isomiso2" + b"\x00" * 64
-WEBM = b"\x1a\x45\xdf\xa3\x9f\x42\x86\x81\x01\x42\xf7\x81\x01\x42\xf2\x81\x04\x42\xf3\x81\x08\x42\x82\x84webm" + b"\0" * 32
+WEBM = (
+    b"\x1a\x45\xdf\xa3\x9f\x42\x86\x81\x01\x42\xf7\x81\x01\x42\xf2\x81\x04\x42\xf3\x81\x08\x42\x82\x84webm" + b"\0" * 32
+)
 MP3_FRAME = b"\xff\xfb\x90\x64" + b"\x00" * 200
 
 
@@ -67,8 +69,9 @@ def test_a_png_named_like_a_page_is_an_image() -> None:
 
 
 def test_a_leaflet_page_is_a_map() -> None:
-    page = b"""<!doctype html><html><head><link rel="stylesheet" href="leaflet.css"><script src="leaflet.js"></script>
-    </head><body><div id="map"></div><script>var map = L.map('map').setView([35.68, 139.69], 12);</script></body></html>"""
+    page = b"""<!doctype html><html><head><link rel="stylesheet" href="leaflet.css">
+    <script src="leaflet.js"></script></head><body><div id="map"></div>
+    <script>var map = L.map('map').setView([35.68, 139.69], 12);</script></body></html>"""
     assert sniff_bytes(page, name="tokyo.txt").kind == ArtifactKind.MAP
 
 
@@ -102,7 +105,8 @@ def test_a_markdown_name_picks_markdown_only_among_text_kinds() -> None:
 def test_unknown_binary_is_other_and_never_gets_a_renderable_type() -> None:
     sniffed = sniff_bytes(b"PK\x03\x04" + b"\x00" * 60, name="page.html")
     assert sniffed.kind == ArtifactKind.OTHER
-    assert "html" not in sniffed.content_type and not sniffed.content_type.startswith("text/")
+    assert "html" not in sniffed.content_type
+    assert not sniffed.content_type.startswith("text/")
 
 
 def test_an_empty_file_is_text() -> None:

@@ -20,7 +20,8 @@ def test_a_queued_run_is_claimed_by_one_worker_only(team: Team) -> None:
     assert not run_mark_starting(run_id=run.pk, worker="w2@host")
     run.refresh_from_db()
     assert (run.status, run.worker) == (RunStatus.STARTING, "w1@host")
-    assert run.started_at is not None and run.heartbeat_at is not None
+    assert run.started_at is not None
+    assert run.heartbeat_at is not None
 
 
 @pytest.mark.django_db
@@ -41,7 +42,8 @@ def test_each_status_change_is_an_event(team: Team) -> None:
     statuses = [(e.seq, e.payload["status"], e.payload["final"]) for e in RunEvent.objects.filter(run=run)]
     assert statuses == [(1, "starting", False), (2, "running", False), (3, "succeeded", True)]
     final = RunEvent.objects.get(run=run, seq=3)
-    assert final.payload["usage"]["steps"] == 3 and final.payload["reason"] == "Submitted."
+    assert final.payload["usage"]["steps"] == 3
+    assert final.payload["reason"] == "Submitted."
 
 
 @pytest.mark.django_db
@@ -84,4 +86,5 @@ def test_racing_finishers_produce_one_final_status_and_one_final_event(team: Tea
     assert sorted(results) == [False] * 5 + [True]
     run.refresh_from_db()
     final_events = list(RunEvent.objects.filter(run=run, kind="status"))
-    assert len(final_events) == 1 and final_events[0].payload["status"] == run.status
+    assert len(final_events) == 1
+    assert final_events[0].payload["status"] == run.status

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from websockets.exceptions import InvalidStatus
 from websockets.sync.client import connect
+from websockets.typing import Origin
 
 from creations.events import store_events
 from creations.models import RunStatus, Visibility
@@ -31,7 +32,8 @@ def test_a_member_replays_a_finished_run_and_the_socket_closes_after_the_final_e
     with open_stream(run_stack, run_id, cookie=run_stack.cookie_for(team.member)) as ws:
         events, closed = read_events(ws)
     assert [e["seq"] for e in events] == [1, 2, 3, 4, 5, 6]
-    assert events[-1]["kind"] == "status" and events[-1]["payload"]["final"] is True
+    assert events[-1]["kind"] == "status"
+    assert events[-1]["payload"]["final"] is True
     assert closed
 
 
@@ -55,7 +57,7 @@ def test_a_non_member_cannot_subscribe_to_a_workspace_run(run_stack: AtelierServ
 def test_a_public_run_can_be_watched_signed_out(run_stack: AtelierServer, team: Team) -> None:
     run_id = _finished_run(team, visibility=Visibility.PUBLIC)
     with open_stream(run_stack, run_id) as ws:
-        events, closed = read_events(ws)
+        events, _closed = read_events(ws)
     assert [e["seq"] for e in events] == [1, 2, 3, 4, 5, 6]
 
 
@@ -70,7 +72,7 @@ def test_a_page_from_another_origin_cannot_open_the_socket(run_stack: AtelierSer
     with pytest.raises(InvalidStatus) as refused:
         connect(
             run_stack.ws_url(f"/ws/runs/{run_id}/"),
-            origin="http://evil.example",  # type: ignore[arg-type]
+            origin=Origin("http://evil.example"),
             additional_headers={"Cookie": run_stack.cookie_for(team.member)},
         )
     assert refused.value.response.status_code == 403

@@ -8,6 +8,7 @@ from typing import Any
 
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import ClientConnection, connect
+from websockets.typing import Origin
 
 from tests.fixtures_runs import AtelierServer
 
@@ -16,13 +17,15 @@ def open_stream(server: AtelierServer, run_id: int, *, after: int = 0, cookie: s
     headers = {"Cookie": cookie} if cookie else {}
     return connect(
         server.ws_url(f"/ws/runs/{run_id}/?after={after}"),
-        origin=server.origin,  # type: ignore[arg-type]
+        origin=Origin(server.origin),
         additional_headers=headers,
         open_timeout=10,
     )
 
 
-def read_events(ws: ClientConnection, *, until_seq: int | None = None, timeout: float = 60) -> tuple[list[dict[str, Any]], bool]:
+def read_events(
+    ws: ClientConnection, *, until_seq: int | None = None, timeout: float = 60
+) -> tuple[list[dict[str, Any]], bool]:
     """Events until `until_seq`, or until the server closes; returns (events, closed_by_server)."""
     events: list[dict[str, Any]] = []
     deadline = time.monotonic() + timeout

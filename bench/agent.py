@@ -1,0 +1,261 @@
+"""Agent benchmark: the same 20-step scripted run through our loop and through
+the reference `llm-in-sandbox` CLI, against the same scripted OpenAI-compatible
+server and the same sandbox image, under gVisor, in one run.
+
+    .venv/bin/python bench/agent.py [--steps 20]
+
+The script cycles echo, a small python command and a file write, then
+submits. Measured from the server's own clock (monotonic, shared by every
+process on the machine):
+- per-step overhead: the gap between one model request being answered and
+  the next one arriving (everything that is not the model: parsing, running
+  the tool in the sandbox, building the next request), median and p90;
+- time to the first model request, from process start, and from the run's
+  start (for us: a worker that already has Django loaded; for the reference:
+  once its imports are done).
+Writes bench/results/agent.json and prints a table with the ratios.
+
+The reference runs from bench/.venv-reference (pip install llm-in-sandbox mcp),
+offline (LITELLM_LOCAL_MODEL_COST_MAP=True), with gVisor added by
+bench/reference_gvisor.py.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import os
+import platform
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.test_settings")
+
+import django  # noqa: E402
+
+django.setup()
+
+import docker  # noqa: E402
+from django.conf import settings  # noqa: E402
+
+from sandboxes.agent import AgentLimits, model_client_for  # noqa: E402
+from sandboxes.agent.one_shot import new_run_id, run_one_shot  # noqa: E402
+from sandboxes.image import sandbox_image_tag  # noqa: E402
+from sandboxes.pool import ColdStartProvider  # noqa: E402
+from tests.scripted_model import RecordedRequest, ScriptedModel, ScriptEntry, bash, submit  # noqa: E402
+
+REFERENCE_PYTHON = ROOT / "bench" / ".venv-reference" / "bin" / "python"
+REFERENCE_LAUNCHER = ROOT / "bench" / "reference_gvisor.py"
+RESULTS = ROOT / "bench" / "results" / "agent.json"
+BRIEF = "Benchmark: run the scripted steps."
+TARGETS = {"overhead_median_ms": 10.0, "ratio_vs_reference": 15.0, "first_request_s": 1.0}
+
+
+def scripted_run(steps: int) -> list[ScriptEntry]:
+    """echo, python, file write, ... and submit as the last step."""
+    entries: list[ScriptEntry] = []
+    for index in range(steps - 1):
+        kind = index % 3
+        if kind == 0:
+            entries.append(bash(f"echo step {index}"))
+        elif kind == 1:
+            entries.append(bash("python3 -c 'print(sum(range(1000)))'"))
+        else:
+            entries.append(bash(f"printf 'line one\\nline two {index}\\n' > /testbed/output/note-{index}.txt"))
+    entries.append(submit("benchmark done"))
+    return entries
+
+
+def timings(requests: list[RecordedRequest], started: float, run_started: float | None) -> dict[str, Any]:
+    gaps = sorted((after.received_at - before.finished_at) * 1000 for before, after in itertools.pairwise(requests))
+    server = [(r.finished_at - r.received_at) * 1000 for r in requests]
+    result: dict[str, Any] = {
+        "model_requests": len(requests),
+        "overhead_ms": {
+            "median": round(statistics.median(gaps), 2) if gaps else None,
+            "p90": round(gaps[min(len(gaps) - 1, int(len(gaps) * 0.9))], 2) if gaps else None,
+            "min": round(gaps[0], 2) if gaps else None,
+            "max": round(gaps[-1], 2) if gaps else None,
+            "samples": len(gaps),
+        },
+        "server_ms_median": round(statistics.median(server), 2) if server else None,
+        "first_request_from_process_start_s": round(requests[0].received_at - started, 3) if requests else None,
+    }
+    if run_started is not None and requests:
+        result["first_request_from_run_start_s"] = round(requests[0].received_at - run_started, 3)
+    return result
+
+
+def run_ours_in_process(server: ScriptedModel, steps: int) -> dict[str, Any]:
+    """Our loop as a worker runs it: Django loaded, cold-started sandbox."""
+    server.play(scripted_run(steps))
+    with tempfile.TemporaryDirectory() as output:
+        started = time.monotonic()
+        result = run_one_shot(
+            provider=ColdStartProvider(),
+            model=model_client_for(base_url=server.base_url, model=server.model, api_key="bench"),
+            brief=BRIEF,
+            limits=AgentLimits(max_steps=steps, command_timeout=60),
+            input_files={},
+            output_dir=Path(output),
+            emit=lambda _event: None,
+            cancel=threading.Event(),
+            run_id=new_run_id(),
+        )
+        wall = time.monotonic() - started
+        files = len(result.copied.files) if result.copied else 0
+    assert result.outcome.reason == "submitted", result.outcome
+    return {**timings(server.chat_requests(), started, started), "wall_s": round(wall, 2), "files_out": files}
+
+
+def run_ours_cli(server: ScriptedModel, steps: int) -> dict[str, Any]:
+    """`manage.py create` as a person runs it."""
+    server.play(scripted_run(steps))
+    with tempfile.TemporaryDirectory() as output:
+        argv = [sys.executable, "manage.py", "create", BRIEF, "--output", output, "--max-steps", str(steps)]
+        argv += ["--model", server.model, "--base-url", server.base_url, "--api-key", "bench", "--no-color"]
+        started = time.monotonic()
+        finished = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, timeout=600, check=False)
+        wall = time.monotonic() - started
+        files = len(list(Path(output).glob("*")))
+    if finished.returncode != 0:
+        raise RuntimeError(f"our CLI failed: {finished.stderr[-2000:]}")
+    return {**timings(server.chat_requests(), started, None), "wall_s": round(wall, 2), "files_out": files}
+
+
+def run_reference(server: ScriptedModel, steps: int, image: str) -> dict[str, Any]:
+    server.play(scripted_run(steps))
+    with tempfile.TemporaryDirectory() as output:
+        argv = [str(REFERENCE_PYTHON), str(REFERENCE_LAUNCHER), "run", "--query", BRIEF]
+        argv += ["--llm_name", server.model, "--llm_base_url", server.base_url, "--api_key", "bench"]
+        argv += ["--docker_image", image, "--max_steps", str(steps), "--output_dir", output]
+        environment = {
+            **os.environ,
+            "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+            "REFERENCE_RUNTIME": settings.SANDBOX_RUNTIME,
+        }
+        environment.pop("DJANGO_SETTINGS_MODULE", None)
+        started = time.monotonic()
+        finished = subprocess.run(
+            argv, cwd=output, env=environment, capture_output=True, text=True, timeout=900, check=False
+        )
+        wall = time.monotonic() - started
+        files = len(list(Path(output).glob("*/files/*")))
+    run_started = None
+    for line in finished.stderr.splitlines():
+        if line.startswith("RUN_START "):
+            run_started = float(line.split()[1])
+    requests = server.chat_requests()
+    if finished.returncode != 0 or len(requests) < steps:
+        raise RuntimeError(
+            f"the reference failed (exit {finished.returncode}, {len(requests)} requests): {finished.stderr[-3000:]}"
+        )
+    return {**timings(requests, started, run_started), "wall_s": round(wall, 2), "files_out": files}
+
+
+def machine() -> dict[str, Any]:
+    engine = docker.from_env().version()
+    return {
+        "hostname": socket.gethostname(),
+        "cpus": os.cpu_count(),
+        "python": platform.python_version(),
+        "kernel": platform.release(),
+        "docker": engine.get("Version"),
+    }
+
+
+def ratio(reference: float | None, ours: float | None) -> float | None:
+    if not reference or not ours:
+        return None
+    return round(reference / ours, 1)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--steps", type=int, default=20)
+    parser.add_argument("--skip-reference", action="store_true")
+    args = parser.parse_args()
+    image = sandbox_image_tag()
+    results: dict[str, Any] = {}
+    with ScriptedModel() as server:
+        results["ours_in_process"] = run_ours_in_process(server, args.steps)
+        results["ours_cli"] = run_ours_cli(server, args.steps)
+        if args.skip_reference:
+            results["reference_cli"] = {"skipped": "--skip-reference"}
+        elif not REFERENCE_PYTHON.exists():
+            results["reference_cli"] = {"skipped": f"no reference virtualenv at {REFERENCE_PYTHON.relative_to(ROOT)}"}
+        else:
+            try:
+                results["reference_cli"] = run_reference(server, args.steps, image)
+            except (RuntimeError, subprocess.TimeoutExpired) as error:
+                results["reference_cli"] = {"failed": str(error)}
+
+    ours, reference = results["ours_cli"], results["reference_cli"]
+    ours_median = ours["overhead_ms"]["median"]
+    reference_median = reference.get("overhead_ms", {}).get("median")
+    summary: dict[str, Any] = {
+        "overhead_ratio_median": ratio(reference_median, ours_median),
+        "overhead_ratio_p90": ratio(reference.get("overhead_ms", {}).get("p90"), ours["overhead_ms"]["p90"]),
+        "first_request_ratio_from_process_start": ratio(
+            reference.get("first_request_from_process_start_s"), ours["first_request_from_process_start_s"]
+        ),
+        "targets": TARGETS,
+    }
+    summary["meets_targets"] = {
+        "overhead_median": ours_median <= TARGETS["overhead_median_ms"],
+        "ratio_vs_reference": (summary["overhead_ratio_median"] or 0) >= TARGETS["ratio_vs_reference"],
+        "first_request_from_run_start": results["ours_in_process"]["first_request_from_run_start_s"]
+        <= TARGETS["first_request_s"],
+    }
+    report = {
+        "date": datetime.now(UTC).isoformat(timespec="seconds"),
+        "machine": machine(),
+        "runtime": settings.SANDBOX_RUNTIME,
+        "image": image,
+        "steps": args.steps,
+        "script": "cycle of: echo; python3 -c 'print(sum(range(1000)))'; printf > /testbed/output/note-N.txt; "
+        "then submit as the last step",
+        "results": results,
+        "summary": summary,
+    }
+    RESULTS.parent.mkdir(parents=True, exist_ok=True)
+    RESULTS.write_text(json.dumps(report, indent=2) + "\n")
+    print_table(results, summary)
+    print(f"\nwrote {RESULTS.relative_to(ROOT)}")
+
+
+def print_table(results: dict[str, Any], summary: dict[str, Any]) -> None:
+    def cell(value: Any, unit: str = "") -> str:
+        return "—" if value is None else f"{value}{unit}"
+
+    print(f"{'run':<18}{'overhead p50':>14}{'overhead p90':>14}{'1st req (proc)':>16}{'1st req (run)':>15}{'wall':>8}")
+    for name, data in results.items():
+        if "overhead_ms" not in data:
+            print(f"{name:<18}{next(iter(data.values()))}")
+            continue
+        print(
+            f"{name:<18}{cell(data['overhead_ms']['median'], ' ms'):>14}{cell(data['overhead_ms']['p90'], ' ms'):>14}"
+            f"{cell(data.get('first_request_from_process_start_s'), ' s'):>16}"
+            f"{cell(data.get('first_request_from_run_start_s'), ' s'):>15}{cell(data['wall_s'], ' s'):>8}"
+        )
+    print(
+        f"\nreference / ours (CLI): overhead median x{cell(summary['overhead_ratio_median'])}, "
+        f"p90 x{cell(summary['overhead_ratio_p90'])}, "
+        f"first request x{cell(summary['first_request_ratio_from_process_start'])}"
+    )
+    print(f"targets met: {summary['meets_targets']}")
+
+
+if __name__ == "__main__":
+    main()
