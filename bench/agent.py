@@ -90,6 +90,7 @@ def timings(requests: list[RecordedRequest], started: float, run_started: float 
             "samples": len(gaps),
         },
         "server_ms_median": round(statistics.median(server), 2) if server else None,
+        "gaps_ms": [round(gap, 2) for gap in gaps],
         "first_request_from_process_start_s": round(requests[0].received_at - started, 3) if requests else None,
     }
     if run_started is not None and requests:
@@ -164,6 +165,31 @@ def run_reference(server: ScriptedModel, steps: int, image: str) -> dict[str, An
     return {**timings(requests, started, run_started), "wall_s": round(wall, 2), "files_out": files}
 
 
+def pooled(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    """The step gaps of every run together; first-request and wall times as medians."""
+    gaps = sorted(gap for run in runs for gap in run["gaps_ms"])
+    result: dict[str, Any] = {
+        "runs": len(runs),
+        "model_requests_per_run": [run["model_requests"] for run in runs],
+        "overhead_ms": {
+            "median": round(statistics.median(gaps), 2),
+            "p90": round(gaps[min(len(gaps) - 1, int(len(gaps) * 0.9))], 2),
+            "min": gaps[0],
+            "max": gaps[-1],
+            "samples": len(gaps),
+            "median_per_run": [run["overhead_ms"]["median"] for run in runs],
+        },
+        "wall_s": round(statistics.median(run["wall_s"] for run in runs), 2),
+        "files_out_per_run": [run["files_out"] for run in runs],
+    }
+    for key in ("first_request_from_process_start_s", "first_request_from_run_start_s"):
+        values = [run[key] for run in runs if run.get(key) is not None]
+        if values:
+            result[key] = round(statistics.median(values), 3)
+            result[f"{key}_per_run"] = values
+    return result
+
+
 def machine() -> dict[str, Any]:
     engine = docker.from_env().version()
     return {
@@ -184,22 +210,29 @@ def ratio(reference: float | None, ours: float | None) -> float | None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--steps", type=int, default=20)
+    parser.add_argument("--repeats", type=int, default=3, help="runs of each variant; their step gaps are pooled")
     parser.add_argument("--skip-reference", action="store_true")
     args = parser.parse_args()
     image = sandbox_image_tag()
-    results: dict[str, Any] = {}
+    runs: dict[str, list[dict[str, Any]]] = {"ours_in_process": [], "ours_cli": [], "reference_cli": []}
+    skipped = ""
+    if args.skip_reference:
+        skipped = "--skip-reference"
+    elif not REFERENCE_PYTHON.exists():
+        skipped = f"no reference virtualenv at {REFERENCE_PYTHON.relative_to(ROOT)}"
     with ScriptedModel() as server:
-        results["ours_in_process"] = run_ours_in_process(server, args.steps)
-        results["ours_cli"] = run_ours_cli(server, args.steps)
-        if args.skip_reference:
-            results["reference_cli"] = {"skipped": "--skip-reference"}
-        elif not REFERENCE_PYTHON.exists():
-            results["reference_cli"] = {"skipped": f"no reference virtualenv at {REFERENCE_PYTHON.relative_to(ROOT)}"}
-        else:
+        for _ in range(args.repeats):  # interleaved, so a busy moment on the machine hits every variant
+            runs["ours_in_process"].append(run_ours_in_process(server, args.steps))
+            runs["ours_cli"].append(run_ours_cli(server, args.steps))
+            if skipped:
+                continue
             try:
-                results["reference_cli"] = run_reference(server, args.steps, image)
+                runs["reference_cli"].append(run_reference(server, args.steps, image))
             except (RuntimeError, subprocess.TimeoutExpired) as error:
-                results["reference_cli"] = {"failed": str(error)}
+                skipped = f"failed: {error}"
+    results: dict[str, Any] = {name: pooled(samples) for name, samples in runs.items() if samples}
+    if skipped:
+        results["reference_cli"] = {"skipped": skipped}
 
     ours, reference = results["ours_cli"], results["reference_cli"]
     ours_median = ours["overhead_ms"]["median"]

@@ -36,8 +36,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.test_settings")
 BENCH_DB = "atelier_bench"
-BENCH_REDIS_DB = 13
 STEPS = 20
+BREAKDOWN: list[tuple[float, float, float, float]] = []
 
 
 # --- the scripted model, in its own process (so it does not share our GIL) ---
@@ -96,6 +96,11 @@ async def watch(ws_url: str, origin: str, cookie: str, opened: list[float]) -> l
                 stored = datetime.fromisoformat(event["at"]).timestamp()
                 if stored >= connected:  # replayed history is not live latency
                     latencies.append((received - stored) * 1000)
+                    if event.get("_t") and all(event["_t"]):
+                        tq, ts, tc = event["_t"]
+                        BREAKDOWN.append(((tq - stored) * 1000, (ts - tq) * 1000, (tc - ts) * 1000, (received - tc) * 1000))
+                    else:
+                        BREAKDOWN.append((-1, -1, -1, -1))
         except ConnectionClosed:
             pass
     return latencies
@@ -123,11 +128,10 @@ def main() -> None:
     settings.DATABASES["default"].setdefault("TEST", {})["NAME"] = BENCH_DB
     connection.creation.create_test_db(verbosity=0, autoclobber=True, serialize=False)
 
-    import redis
-
     from tests.fixtures_runs import (
         PROCESS_ENV,
         AtelierServer,
+        RedisServer,
         _point_this_process_at,
         _Process,
         _wait_for_log,
@@ -135,12 +139,13 @@ def main() -> None:
     )
     from tests.support import free_port
 
-    redis_url = f"redis://127.0.0.1:6379/{BENCH_REDIS_DB}"
-    redis.Redis.from_url(redis_url).flushdb()
-    _point_this_process_at(redis_url)
-    db = connection.settings_dict
     workdir = Path(os.environ.get("TMPDIR", "/tmp")) / f"atelier-bench-{os.getpid()}"
     workdir.mkdir(parents=True, exist_ok=True)
+    redis_server = RedisServer(workdir)  # a Redis of its own: nothing else shares its CPU budget or keys
+    redis_server.start()
+    redis_url = redis_server.url
+    _point_this_process_at(redis_url)
+    db = connection.settings_dict
     worker_concurrency = args.worker_concurrency or max(args.concurrent, 16)
     env = {
         **os.environ,
@@ -210,6 +215,12 @@ def main() -> None:
         model.terminate()
         for proc in server.processes.values():
             proc.stop()
+        redis_server.stop()
+        with connection.cursor() as cursor:  # threads of this process (asyncio.to_thread) may still hold one
+            cursor.execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database()"
+                " AND pid <> pg_backend_pid()"
+            )
         connection.close()
         connection.creation.destroy_test_db(BENCH_DB, verbosity=0)
 
@@ -294,6 +305,15 @@ def run_scenarios(server: Any, model_url: str, concurrent: int, throughput_runs:
             "seconds": round(elapsed, 1),
         }
         print(label, results[label], flush=True)
+        valid = [b for b in BREAKDOWN if b[0] >= 0]
+        print("  inline share", len(valid), "/", len(BREAKDOWN))
+        for i, name in enumerate(("stored->queued", "queued->sent", "sent->consumer", "consumer->client")):
+            xs = [b[i] for b in valid]
+            if xs:
+                print(f"  {name}: p50 {statistics.median(xs):.1f} p99 {percentile(xs, 0.99):.1f}")
+        BREAKDOWN.clear()
+    if os.environ.get("BENCH_LATENCY_ONLY"):
+        return results
 
     runs = [submit(f"throughput {n}") for n in range(throughput_runs)]
     started = time.monotonic()

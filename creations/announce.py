@@ -7,7 +7,10 @@ database, which is the only copy that matters.
 
 Sync code (the Celery worker) announces through one asyncio loop per process
 running in a daemon thread, so the channel layer keeps one connection pool and
-the agent loop never waits on Redis.
+the agent loop never waits on Redis. Runs are announced concurrently (one run's
+slow send does not hold up the others), each run's announcements in order, and
+what piles up for a run while its previous send is on the way goes out as ONE
+merged message: under load there are fewer, larger messages instead of a queue.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ import logging
 import os
 import threading
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from channels.layers import get_channel_layer
@@ -46,39 +50,71 @@ def announcement(*, last_seq: int, events: Sequence[dict[str, Any]]) -> dict[str
     return {"type": MESSAGE_TYPE, "last_seq": last_seq, "events": inline}
 
 
+@dataclass
+class _Batch:
+    """What is waiting to be announced for one run (merged announcements)."""
+
+    last_seq: int = 0
+    events: dict[int, dict[str, Any]] = field(default_factory=dict)
+
+    def add(self, last_seq: int, events: Sequence[dict[str, Any]]) -> None:
+        self.last_seq = max(self.last_seq, last_seq)
+        for event in events:
+            self.events[event["seq"]] = event
+
+    def message(self) -> dict[str, Any]:
+        # Two threads of a run may announce out of commit order: send in seq order.
+        return announcement(last_seq=self.last_seq, events=[self.events[seq] for seq in sorted(self.events)])
+
+
 class _Announcer:
-    """One event loop thread per process that sends announcements one after
-    another, in the order they were made (so inline batches arrive in seq order)."""
+    """The announcer loop of this process (see the module docstring)."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._queue: asyncio.Queue[tuple[str, dict[str, Any]]] | None = None
         self._pid: int | None = None
+        self._waiting: dict[int, _Batch] = {}  # run id -> not sent yet
+        self._sending: set[int] = set()  # runs with a sender task on the loop
+        self._failing = False
 
-    def _ensure_loop(self) -> tuple[asyncio.AbstractEventLoop, asyncio.Queue[tuple[str, dict[str, Any]]]]:
+    def _ensure_loop(self) -> asyncio.AbstractEventLoop:
+        # A forked child (Celery prefork) must not reuse its parent's loop thread.
+        if self._loop is None or self._pid != os.getpid():
+            loop = asyncio.new_event_loop()
+            threading.Thread(target=loop.run_forever, name="run-announcer", daemon=True).start()
+            self._loop, self._pid = loop, os.getpid()
+            self._waiting, self._sending = {}, set()
+        return self._loop
+
+    def send(self, run_id: int, *, last_seq: int, events: Sequence[dict[str, Any]]) -> None:
         with self._lock:
-            # A forked child (Celery prefork) must not reuse its parent's loop thread.
-            if self._loop is None or self._queue is None or self._pid != os.getpid():
-                loop = asyncio.new_event_loop()
-                queue: asyncio.Queue[tuple[str, dict[str, Any]]] = asyncio.Queue()
-                threading.Thread(target=loop.run_forever, name="run-announcer", daemon=True).start()
-                asyncio.run_coroutine_threadsafe(_send_forever(queue), loop)
-                self._loop, self._queue, self._pid = loop, queue, os.getpid()
-            return self._loop, self._queue
+            loop = self._ensure_loop()
+            self._waiting.setdefault(run_id, _Batch()).add(last_seq, events)
+            if run_id in self._sending:
+                return  # its sender picks this up right after the send on the way
+            self._sending.add(run_id)
+        asyncio.run_coroutine_threadsafe(self._send_run(run_id), loop)
 
-    def send(self, run_id: int, message: dict[str, Any]) -> None:
-        loop, queue = self._ensure_loop()
-        loop.call_soon_threadsafe(queue.put_nowait, (run_group(run_id), message))
+    def _take(self, run_id: int) -> _Batch | None:
+        with self._lock:
+            batch = self._waiting.pop(run_id, None)
+            if batch is None:
+                self._sending.discard(run_id)
+            return batch
 
-
-async def _send_forever(queue: asyncio.Queue[tuple[str, dict[str, Any]]]) -> None:
-    while True:
-        group, message = await queue.get()
-        try:
-            await _group_send(group, message)
-        except Exception as error:  # Redis down: the database still has the events
-            log.warning("Could not announce run events (the database still has them): %s", error)
+    async def _send_run(self, run_id: int) -> None:
+        while (batch := self._take(run_id)) is not None:
+            try:
+                await _group_send(run_group(run_id), batch.message())
+            except Exception as error:  # Redis down: the database still has the events
+                if not self._failing:
+                    log.warning("Could not announce run events (the database still has them): %s", error)
+                self._failing = True
+            else:
+                if self._failing:
+                    log.warning("Announcing run events works again.")
+                self._failing = False
 
 
 async def _group_send(group: str, message: dict[str, Any]) -> None:
@@ -93,4 +129,4 @@ _announcer = _Announcer()
 
 def announce(run_id: int, *, last_seq: int, events: Sequence[dict[str, Any]] = ()) -> None:
     """Announce stored events; returns at once (the send happens on the announcer thread)."""
-    _announcer.send(run_id, announcement(last_seq=last_seq, events=events))
+    _announcer.send(run_id, last_seq=last_seq, events=events)

@@ -98,6 +98,9 @@ class RunEventsConsumer(AsyncJsonWebsocketConsumer):
         async with self._lock:
             inline = [e for e in message.get("events") or [] if e["seq"] > self.sent_seq]
             if inline and inline[0]["seq"] == self.sent_seq + 1 and inline[-1]["seq"] == last_seq:
+                import time as _t
+                for e in inline:
+                    e["_t"] = [message.get("_tq"), message.get("_ts"), _t.time()]
                 await self._send_in_order(inline)
                 if inline[-1]["kind"] == "status" and inline[-1]["payload"].get("final"):
                     await self._finish()

@@ -108,3 +108,10 @@ def web(run_stack: AtelierServer, browser: Browser, settings: Any) -> Iterator[W
         yield web
     finally:
         context.close()
+
+
+# The natural width of an <img>, waiting for it to load (lazy images load late).
+IMAGE_WIDTH = (
+    "(img) => img.complete ? img.naturalWidth"
+    " : new Promise((ok) => img.addEventListener('load', () => ok(img.naturalWidth)))"
+)

@@ -1,6 +1,7 @@
 """The real stack for run tests (and browser tests): a Celery worker, Celery
 beat and a daphne ASGI server, as separate processes, against the pytest
-test database (PostgreSQL) and a Redis database of their own.
+test database (PostgreSQL) and a Redis server of their own (a redis-server
+subprocess on a free port, which a test may stop and restart: `.redis`).
 
 - `atelier_server` (session): starts the three processes once. Tests that use
   it need committed data: mark them `django_db(transaction=True)`.
@@ -16,6 +17,7 @@ is reaped within seconds; everything else is the production configuration.
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -29,8 +31,6 @@ import pytest
 
 from tests.support import free_port, port_open, require
 
-REDIS_HOST, REDIS_PORT = "127.0.0.1", 6379
-TEST_REDIS_DB = int(os.environ.get("ATELIER_TEST_REDIS_DB", "14"))
 READY_TIMEOUT = 60.0
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -92,6 +92,40 @@ class _Process:
             return ""
 
 
+class RedisServer:
+    """A throwaway redis-server on a free port, without persistence: a restart
+    loses every key, channel-layer group and queued message, as a crash would."""
+
+    def __init__(self, workdir: Path) -> None:
+        self.port = free_port()
+        self.url = f"redis://127.0.0.1:{self.port}/0"
+        self._process = _Process(
+            "redis",
+            [
+                shutil.which("redis-server") or "redis-server",
+                *("--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"),
+                *("--dir", str(workdir)),
+            ],
+            dict(os.environ),
+            workdir / "redis.log",
+        )
+
+    def start(self) -> None:
+        self._process.start()
+        _wait_for_port(self._process, self.port)
+
+    def stop(self) -> None:
+        self._process.stop()
+        deadline = time.monotonic() + READY_TIMEOUT
+        while port_open("127.0.0.1", self.port) and time.monotonic() < deadline:
+            time.sleep(0.05)
+
+    def restart(self, *, down_for: float = 0.0) -> None:
+        self.stop()
+        time.sleep(down_for)
+        self.start()
+
+
 @dataclass
 class AtelierServer:
     base_url: str
@@ -99,6 +133,7 @@ class AtelierServer:
     media_root: Path
     redis_url: str
     processes: dict[str, _Process] = field(default_factory=dict)
+    redis: RedisServer | None = None
 
     def ws_url(self, path: str) -> str:
         return f"ws://127.0.0.1:{self.port}{path}"
@@ -211,17 +246,15 @@ def atelier_server(
     from django.db import connection
 
     require(connection.vendor == "postgresql", "PostgreSQL (set DATABASE_URL, as `make pytest` does)")
-    require(port_open(REDIS_HOST, REDIS_PORT), f"Redis on {REDIS_HOST}:{REDIS_PORT}")
-    import redis
-
-    redis_url = f"redis://{REDIS_HOST}:{REDIS_PORT}/{TEST_REDIS_DB}"
-    redis.Redis.from_url(redis_url).flushdb()  # this database number is the tests' own
+    require(shutil.which("redis-server") is not None, "redis-server (the Debian package redis-server)")
+    base = tmp_path_factory.mktemp("atelier-server")
+    redis_server = RedisServer(base)
+    redis_url = redis_server.url
 
     db = connection.settings_dict
     database_url = (
         f"postgres://{db['USER']}:{db['PASSWORD']}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
     )
-    base = tmp_path_factory.mktemp("atelier-server")
     media_root, static_root = base / "media", base / "static"
     media_root.mkdir()
     env = {
@@ -239,7 +272,9 @@ def atelier_server(
     port = free_port()
     # Web (issue 6): the platform at localhost, artifacts on their own origin at 127.0.0.1.
     env["SITE_URL"], env["ARTIFACT_ORIGIN"] = f"http://localhost:{port}", f"http://127.0.0.1:{port}"
-    server = AtelierServer(base_url=f"http://127.0.0.1:{port}", port=port, media_root=media_root, redis_url=redis_url)
+    server = AtelierServer(
+        base_url=f"http://127.0.0.1:{port}", port=port, media_root=media_root, redis_url=redis_url, redis=redis_server
+    )
     celery = [_bin("celery"), "-A", "config"]
     server.processes = {
         "web": _Process(
@@ -276,6 +311,7 @@ def atelier_server(
     }
     saved = _point_this_process_at(redis_url)
     try:
+        redis_server.start()
         for proc in server.processes.values():
             proc.start()
         _wait_for_port(server.processes["web"], port)
@@ -284,6 +320,7 @@ def atelier_server(
     finally:
         for proc in server.processes.values():
             proc.stop()
+        redis_server.stop()
         _restore(saved)
         # pytest-django drops the test database next; our processes must have let go of it.
         with django_db_blocker.unblock():

@@ -13,7 +13,7 @@ from playwright.sync_api import Page, Route
 
 from tests.artifact_builders import Output, finished_run
 from tests.fixtures_accounts import PASSWORD, Team
-from tests.fixtures_browser import Web
+from tests.fixtures_browser import IMAGE_WIDTH, Web
 from tests.media_samples import hostile_html, hostile_markdown, hostile_svg
 
 pytestmark = [pytest.mark.browser, pytest.mark.services, pytest.mark.django_db(transaction=True)]
@@ -104,7 +104,7 @@ def test_hostile_svg_runs_no_script_as_an_image_or_opened_directly(web: Web, tea
     page = web.page()
     web.sign_in(page, team.owner.username, PASSWORD)
     page.goto(web.platform + reverse("artifact_detail", args=[artifacts["logo.svg"].pk]))
-    assert page.locator("img.artifact-image").evaluate("(img) => img.naturalWidth") == 200
+    assert page.locator("img.artifact-image").evaluate(IMAGE_WIDTH) == 200
     web.shot(page, "isolation-svg")
     direct = page.locator("img.artifact-image").get_attribute("src")
     assert direct

@@ -10,7 +10,7 @@ from playwright.sync_api import expect
 from creations.models import Run
 from tests.artifact_builders import Output, finished_run
 from tests.fixtures_accounts import PASSWORD, Team
-from tests.fixtures_browser import Web
+from tests.fixtures_browser import IMAGE_WIDTH, Web
 from tests.media_samples import map_html_bytes, midi_bytes, mp4_bytes, pdf_bytes, png_bytes, wav_bytes
 
 pytestmark = [pytest.mark.browser, pytest.mark.services, pytest.mark.django_db(transaction=True)]
@@ -33,7 +33,6 @@ PLAY_AUDIO = """async (audio) => {
   audio.pause();
   return position;
 }"""
-IMAGE_WIDTH = "(img) => img.complete ? img.naturalWidth : new Promise((ok) => img.addEventListener('load', () => ok(img.naturalWidth)))"
 
 
 def every_kind(team: Team) -> Run:
