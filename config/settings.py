@@ -189,7 +189,8 @@ SANDBOX_TESTBED_SIZE = env.str("SANDBOX_TESTBED_SIZE", default="1g")
 SANDBOX_START_TIMEOUT = env.float("SANDBOX_START_TIMEOUT", default=60.0, validate=Range(min=1))
 SANDBOX_COMMAND_TIMEOUT = env.float("SANDBOX_COMMAND_TIMEOUT", default=180.0, validate=Range(min=1))
 SANDBOX_OUTPUT_LIMIT = env.int("SANDBOX_OUTPUT_LIMIT", default=16_000, validate=Range(min=1000))  # chars the model sees
-SANDBOX_STREAM_LIMIT = env.int("SANDBOX_STREAM_LIMIT", default=1_000_000, validate=Range(min=1000))  # chars streamed live per command
+# Characters of a command's output streamed live (the rest is still saved in the sandbox).
+SANDBOX_STREAM_LIMIT = env.int("SANDBOX_STREAM_LIMIT", default=1_000_000, validate=Range(min=1000))
 SANDBOX_COPY_IN_MAX_BYTES = env.int("SANDBOX_COPY_IN_MAX_BYTES", default=200 * 1024 * 1024, validate=Range(min=1))
 SANDBOX_COPY_OUT_MAX_BYTES = env.int("SANDBOX_COPY_OUT_MAX_BYTES", default=500 * 1024 * 1024, validate=Range(min=1))
 SANDBOX_COPY_OUT_MAX_FILES = env.int("SANDBOX_COPY_OUT_MAX_FILES", default=1000, validate=Range(min=1))
@@ -230,6 +231,10 @@ RUN_HEARTBEAT_SECONDS = env.float("RUN_HEARTBEAT_SECONDS", default=5.0, validate
 # A starting/running run whose heartbeat is older than this is reaped as failed.
 RUN_STALE_AFTER_SECONDS = env.float("RUN_STALE_AFTER_SECONDS", default=30.0, validate=Range(min=1))
 RUN_REAPER_INTERVAL = env.float("RUN_REAPER_INTERVAL", default=10.0, validate=Range(min=0.5))
+# A run still queued after this long may have lost its queue message (Redis restarted without
+# persistence): the reaper enqueues it once more. Still queued after RUN_QUEUED_MAX_SECONDS: ended.
+RUN_QUEUED_REQUEUE_AFTER_SECONDS = env.float("RUN_QUEUED_REQUEUE_AFTER_SECONDS", default=600.0, validate=Range(min=1))
+RUN_QUEUED_MAX_SECONDS = env.float("RUN_QUEUED_MAX_SECONDS", default=3600.0, validate=Range(min=1))
 # Cancels arrive by Redis pub/sub at once; the database is polled as a fallback.
 RUN_CANCEL_POLL_SECONDS = env.float("RUN_CANCEL_POLL_SECONDS", default=1.0, validate=Range(min=0.05))
 # After a cancel, the output is copied out for at most this long before the sandbox is stopped.
@@ -245,6 +250,14 @@ RUN_STREAM_MAX_BYTES_PER_CALL = env.int(
 )
 # Events sent inline in a channel-layer announcement (the rest is read from the database).
 RUN_ANNOUNCE_INLINE_MAX_BYTES = env.int("RUN_ANNOUNCE_INLINE_MAX_BYTES", default=16 * 1024, validate=Range(min=0))
+# Announcements travel on a Redis pub/sub channel layer of their own: one PUBLISH per
+# announcement (the default layer's group_send takes four round trips), and it resubscribes
+# by itself after a Redis restart. Lost messages are fine: the database is the record.
+RUN_CHANNEL_LAYER = "runs"
+CHANNEL_LAYERS[RUN_CHANNEL_LAYER] = {
+    "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
+    "CONFIG": {"hosts": [REDIS_URL]},
+}
 RUN_WS_REPLAY_PAGE = env.int("RUN_WS_REPLAY_PAGE", default=500, validate=Range(min=10))
 # An open websocket also checks the database this often, in case announcements were lost.
 RUN_WS_POLL_SECONDS = env.float("RUN_WS_POLL_SECONDS", default=5.0, validate=Range(min=0.2))

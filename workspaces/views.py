@@ -36,5 +36,9 @@ def workspace_dashboard(request: HttpRequest, slug: str) -> HttpResponse:
     workspace = membership.workspace
     from creations.selectors import dashboard_context  # the creations app owns runs and artifacts
 
-    context = {"workspace": workspace, "membership": membership, **dashboard_context(workspace=workspace, user=request.user)}
+    context = {
+        "workspace": workspace,
+        "membership": membership,
+        **dashboard_context(workspace=workspace, user=request.user),
+    }
     return render(request, "workspaces/dashboard.html", context)
