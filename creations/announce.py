@@ -118,7 +118,7 @@ class _Announcer:
 
 
 async def _group_send(group: str, message: dict[str, Any]) -> None:
-    layer = get_channel_layer()
+    layer = get_channel_layer(settings.RUN_CHANNEL_LAYER)
     if layer is None:
         return
     await layer.group_send(group, message)

@@ -26,11 +26,7 @@ def _authorized_artifact(token: str, path: str, variant: str) -> tuple[Artifact,
     grant = grant_unsign(token)
     if grant is None or variant not in VARIANTS:
         raise Http404("This artifact link is invalid or has expired; reload the page it came from.")
-    artifact = (
-        Artifact.objects.select_related("run__creation")
-        .filter(run_id=grant.run_id, path=path)
-        .first()
-    )
+    artifact = Artifact.objects.select_related("run__creation").filter(run_id=grant.run_id, path=path).first()
     if artifact is None:
         raise Http404("No such artifact.")
     viewer: User | AnonymousUser = AnonymousUser()

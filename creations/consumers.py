@@ -16,10 +16,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from typing import Any
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any, ParamSpec, TypeVar
 from urllib.parse import parse_qs
 
-from channels.db import database_sync_to_async
+from channels.db import DatabaseSyncToAsync
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.conf import settings
 
@@ -32,9 +34,18 @@ log = logging.getLogger(__name__)
 
 CLOSE_FORBIDDEN = 4403  # sent before accept, daphne turns it into an HTTP 403 at the handshake
 CLOSE_NOT_FOUND = 4404
+P = ParamSpec("P")
+R = TypeVar("R")
 
 
-@database_sync_to_async
+# Reads run in a pool of threads (thread_sensitive=False): with the default
+# single shared thread, every open websocket's queries would wait in one line.
+# They are plain reads in autocommit, so any thread will do.
+def _off_thread(func: Callable[P, R]) -> Callable[P, Awaitable[R]]:
+    return DatabaseSyncToAsync(func, thread_sensitive=False)
+
+
+@_off_thread
 def _load_run_for(run_id: int, user: Any) -> Run | None:
     run = Run.objects.select_related("creation").filter(pk=run_id).first()
     if run is None or not can_view_creation(creation=run.creation, user=user):
@@ -42,7 +53,7 @@ def _load_run_for(run_id: int, user: Any) -> Run | None:
     return run
 
 
-@database_sync_to_async
+@_off_thread
 def _events_after(run_id: int, after: int, limit: int) -> tuple[list[dict[str, Any]], bool, int]:
     """Stored events after `after` (one page), whether the run is final, and its last_seq."""
     run = Run.objects.only("status", "last_seq").get(pk=run_id)
@@ -59,6 +70,7 @@ def _parse_after(query_string: bytes) -> int:
 
 
 class RunEventsConsumer(AsyncJsonWebsocketConsumer):
+    channel_layer_alias = settings.RUN_CHANNEL_LAYER
     run_id: int
     sent_seq: int
 
@@ -68,6 +80,7 @@ class RunEventsConsumer(AsyncJsonWebsocketConsumer):
         self._lock = asyncio.Lock()
         self._closing = False
         self._poller: asyncio.Task[None] | None = None
+        self._heard_at = 0.0  # when the last announcement arrived
         run = await _load_run_for(self.run_id, self.scope.get("user"))
         if run is None:
             await self.close(code=CLOSE_FORBIDDEN)
@@ -92,15 +105,13 @@ class RunEventsConsumer(AsyncJsonWebsocketConsumer):
     # --- announcements from the channel layer ---
 
     async def run_events(self, message: dict[str, Any]) -> None:
+        self._heard_at = time.monotonic()
         last_seq = int(message.get("last_seq", 0))
         if self._closing or last_seq <= self.sent_seq:
             return
         async with self._lock:
             inline = [e for e in message.get("events") or [] if e["seq"] > self.sent_seq]
             if inline and inline[0]["seq"] == self.sent_seq + 1 and inline[-1]["seq"] == last_seq:
-                import time as _t
-                for e in inline:
-                    e["_t"] = [message.get("_tq"), message.get("_ts"), _t.time()]
                 await self._send_in_order(inline)
                 if inline[-1]["kind"] == "status" and inline[-1]["payload"].get("final"):
                     await self._finish()
@@ -136,9 +147,11 @@ class RunEventsConsumer(AsyncJsonWebsocketConsumer):
 
     async def _poll(self) -> None:
         try:
+            every = settings.RUN_WS_POLL_SECONDS
             while not self._closing:
-                await asyncio.sleep(settings.RUN_WS_POLL_SECONDS)
-                await self._catch_up()
+                await asyncio.sleep(every)
+                if time.monotonic() - self._heard_at >= every:  # announcements flowing: nothing was lost
+                    await self._catch_up()
         except asyncio.CancelledError:
             raise
         except Exception:

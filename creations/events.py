@@ -17,8 +17,11 @@ storage) that the event points to.
 
 from __future__ import annotations
 
+import heapq
+import itertools
 import json
 import logging
+import os
 import threading
 import time
 import uuid
@@ -46,6 +49,7 @@ COALESCED_KINDS: dict[str, tuple[str, ...]] = {
 STREAM_TRUNCATED_NOTE = "\n[live output truncated here: the command printed more than {limit} bytes]\n"
 
 EventItem = tuple[str, dict[str, Any]]
+IDLE_CLOSE_SECONDS = 5.0  # the flusher lets go of its database connection when idle this long
 
 
 def event_wire(event: RunEvent) -> dict[str, Any]:
@@ -162,7 +166,7 @@ class EventRecorder:
 
     `record()` stores non-streamed events at once (together with any pending
     stream text, which comes first). Streamed pieces wait at most
-    `coalesce_seconds` (a small flusher thread) or until `coalesce_bytes`.
+    `coalesce_seconds` (the process's flusher thread) or until `coalesce_bytes`.
     `ended` turns true when the run turned out to be final already.
     """
 
@@ -180,12 +184,10 @@ class EventRecorder:
         self.stream_max_per_call = stream_max_per_call or settings.RUN_STREAM_MAX_BYTES_PER_CALL
         self.ended = False
         self._lock = threading.RLock()
-        self._wake = threading.Condition(self._lock)
         self._pending: _Pending | None = None
         self._streamed: dict[Any, int] = {}  # call_id -> bytes of live output kept
         self._omitted: dict[Any, int] = {}  # call_id -> bytes of live output left out
         self._closed = False
-        self._flusher: threading.Thread | None = None
 
     # --- public ---
 
@@ -210,9 +212,6 @@ class EventRecorder:
         with self._lock:
             self._store(self._take_pending())
             self._closed = True
-            self._wake.notify_all()
-        if self._flusher is not None and self._flusher is not threading.current_thread():
-            self._flusher.join(timeout=5)
 
     # --- internals (called with the lock held) ---
 
@@ -230,8 +229,7 @@ class EventRecorder:
         if pending is None:
             base = {k: v for k, v in payload.items() if k != "text"}
             pending = self._pending = _Pending(kind=kind, key=key, payload=base, since=time.monotonic())
-            self._start_flusher()
-            self._wake.notify_all()
+            _flusher.schedule(self, pending.since + self.coalesce_seconds)
         pending.pieces.append(text)
         pending.size += len(text.encode())
         if pending.size >= self.coalesce_bytes:
@@ -261,27 +259,62 @@ class EventRecorder:
             self.ended = True
             log.info("Run %s already ended; dropping %d late event(s).", self.run_id, len(items))
 
-    def _start_flusher(self) -> None:
-        if self._flusher is None:
-            self._flusher = threading.Thread(target=self._flush_loop, name=f"run-{self.run_id}-flusher", daemon=True)
-            self._flusher.start()
+    def _flush_if_due(self, now: float) -> float | None:
+        """Called by the flusher: store the pending text if it waited long enough;
+        returns when to look again (None: nothing pending)."""
+        with self._lock:
+            pending = self._pending
+            if pending is None or self._closed:
+                return None
+            due = pending.since + self.coalesce_seconds
+            if due > now:
+                return due
+            try:
+                self._store(self._take_pending())
+            except Exception:  # losing a piece beats a dead flusher
+                log.exception("Could not store streamed output of run %s", self.run_id)
+            return None
 
-    def _flush_loop(self) -> None:
-        try:
-            with self._lock:
-                while not self._closed:
-                    pending = self._pending
-                    if pending is None:
+
+class _Flusher:
+    """The one thread of this process that stores streamed text once it has
+    waited its ~100 ms, for every run of the process (one database connection)."""
+
+    def __init__(self) -> None:
+        self._wake = threading.Condition()
+        self._due: list[tuple[float, int, EventRecorder]] = []  # a heap
+        self._counter = itertools.count()
+        self._thread: threading.Thread | None = None
+        self._pid: int | None = None
+
+    def schedule(self, recorder: EventRecorder, due: float) -> None:
+        with self._wake:
+            if self._thread is None or self._pid != os.getpid() or not self._thread.is_alive():
+                self._pid = os.getpid()
+                self._due = []
+                self._thread = threading.Thread(target=self._flush_forever, name="run-event-flusher", daemon=True)
+                self._thread.start()
+            heapq.heappush(self._due, (due, next(self._counter), recorder))
+            self._wake.notify()
+
+    def _flush_forever(self) -> None:
+        while True:
+            with self._wake:
+                while not self._due or self._due[0][0] > time.monotonic():
+                    if self._due:
+                        self._wake.wait(timeout=self._due[0][0] - time.monotonic())
+                    elif not self._wake.wait(timeout=IDLE_CLOSE_SECONDS) and not self._due:
+                        connection.close()  # idle: hold no database connection
                         self._wake.wait()
-                        continue
-                    due = pending.since + self.coalesce_seconds - time.monotonic()
-                    if due > 0:
-                        self._wake.wait(timeout=due)
-                        continue
-                    try:
-                        self._store(self._take_pending())
-                    except Exception:  # the next record() retries nothing; losing a piece beats a dead flusher
-                        log.exception("Could not store streamed output of run %s", self.run_id)
-        finally:
-            close_old_connections()
-            connection.close()
+                _, _, recorder = heapq.heappop(self._due)
+            try:
+                again = recorder._flush_if_due(time.monotonic())
+            except Exception:  # the database is away for a moment
+                log.exception("Run event flusher: storing failed")
+                close_old_connections()
+                continue
+            if again is not None:
+                self.schedule(recorder, again)
+
+
+_flusher = _Flusher()

@@ -6,6 +6,13 @@ worker is gone (SIGKILL, OOM, lost host): the run is ended `failed` with a
 reason that says so (the conditional UPDATE makes sure a live worker that was
 merely slow cannot also finish it), and its sandbox containers are removed.
 Events stored before the crash stay; the final event comes after them.
+
+A queued run nobody picked up may have lost its queue message (a Redis
+restart without persistence, a purged queue): after
+RUN_QUEUED_REQUEUE_AFTER_SECONDS it is enqueued once more (a duplicate
+message is harmless: only one worker can claim a queued run), and after
+RUN_QUEUED_MAX_SECONDS it is ended `failed` with a reason that says so. So
+every run reaches a final status.
 """
 
 from __future__ import annotations
@@ -28,6 +35,13 @@ WORKER_LOST_REASON = (
 )
 
 
+REQUEUED_REASON = "Waiting for a worker: it was queued again because no worker had picked it up."
+QUEUE_LOST_REASON = (
+    "No worker picked this run up in time (its place in the queue was lost, or no worker is running). "
+    "Nothing was run; start it again."
+)
+
+
 def stale_runs() -> list[int]:
     cutoff = timezone.now() - timedelta(seconds=settings.RUN_STALE_AFTER_SECONDS)
     in_flight = Run.objects.filter(status__in=[RunStatus.STARTING, RunStatus.RUNNING])
@@ -45,7 +59,33 @@ def reap_stale_runs() -> list[int]:
             reaped.append(run_id)
     if reaped:
         remove_ended_run_sandboxes()
-    return reaped
+    return reaped + reap_stuck_queued_runs()
+
+
+def reap_stuck_queued_runs() -> list[int]:
+    """Enqueue long-queued runs once more; end those queued too long. Returns the ids ended."""
+    from creations.tasks import run_creation
+
+    now = timezone.now()
+    queued = Run.objects.filter(status=RunStatus.QUEUED)
+    requeue_cutoff = now - timedelta(seconds=settings.RUN_QUEUED_REQUEUE_AFTER_SECONDS)
+    for run_id in queued.filter(created_at__lt=requeue_cutoff, reason="").values_list("pk", flat=True):
+        # The conditional UPDATE makes the re-enqueue happen once, whoever else reaps.
+        if Run.objects.filter(pk=run_id, status=RunStatus.QUEUED, reason="").update(reason=REQUEUED_REASON):
+            log.warning("Run %s was still queued; enqueuing it again.", run_id)
+            try:
+                run_creation.delay(run_id)
+            except Exception as error:  # the broker is down: the run is ended later if it stays queued
+                log.warning("Could not enqueue run %s again: %s", run_id, error)
+    ended = []
+    give_up_cutoff = now - timedelta(seconds=settings.RUN_QUEUED_MAX_SECONDS)
+    for run_id in queued.filter(created_at__lt=give_up_cutoff).values_list("pk", flat=True):
+        if run_finish(
+            run_id=run_id, status=RunStatus.FAILED, reason=QUEUE_LOST_REASON, from_statuses=[RunStatus.QUEUED]
+        ):
+            log.warning("Ended run %s: no worker picked it up.", run_id)
+            ended.append(run_id)
+    return ended
 
 
 def run_is_active(run_id: str | int) -> bool:

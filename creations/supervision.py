@@ -1,17 +1,20 @@
-"""Watching a run from the side while the agent works: heartbeat and cancel.
+"""Watching runs from the side while their agents work: heartbeat and cancel.
 
-One thread per run. It beats the run's heartbeat (so the reaper knows the
-worker is alive), listens for a cancel on Redis pub/sub (instant) and checks
-the database as a fallback (Redis may be down), and notices when the run was
-ended by someone else (the reaper). Either way it sets `stop`, which the agent
-loop watches, and after a short grace (for copying out what was made so far)
-stops the sandbox itself so a cancelled run never lingers.
+One watcher thread per worker process serves all the runs of that process
+(one database connection, one Redis subscription, whatever the number of
+runs). It beats the heartbeats of all its runs in one UPDATE (so the reaper
+knows the worker is alive), hears cancels on Redis pub/sub (instant) and
+checks the database as a fallback (Redis may be down), and notices when a run
+was ended by someone else (the reaper). Either way it sets the run's `stop`,
+which the agent loop watches, and after a short grace (for copying out what
+was made so far) stops the sandbox itself so a cancelled run never lingers.
 """
 
 from __future__ import annotations
 
 import contextlib
 import logging
+import os
 import threading
 import time
 from collections.abc import Callable
@@ -19,15 +22,18 @@ from collections.abc import Callable
 import redis
 from django.conf import settings
 from django.db import connection
+from django.utils import timezone
 
-from creations.models import ACTIVE_STATUSES, Run
-from creations.transitions import run_heartbeat
+from creations.models import ACTIVE_STATUSES, Run, RunStatus
 
 log = logging.getLogger(__name__)
 
+CANCEL_CHANNEL_PREFIX = "atelier:run-cancel:"
+RESUBSCRIBE_SECONDS = 5.0  # after Redis went away
+
 
 def cancel_channel(run_id: int) -> str:
-    return f"atelier:run-cancel:{run_id}"
+    return f"{CANCEL_CHANNEL_PREFIX}{run_id}"
 
 
 def publish_cancel(run_id: int) -> None:
@@ -43,7 +49,7 @@ def publish_cancel(run_id: int) -> None:
 
 
 class RunSupervisor:
-    """Heartbeat + cancel watcher for one run (see the module docstring)."""
+    """Heartbeat + cancel watch of one run, served by this process's watcher."""
 
     def __init__(self, run_id: int, *, on_stop_sandbox: Callable[[], None]) -> None:
         self.run_id = run_id
@@ -52,20 +58,19 @@ class RunSupervisor:
         self.lost = False  # the run was ended elsewhere (reaped)
         self._on_stop_sandbox = on_stop_sandbox
         self._done = threading.Event()
-        self._thread = threading.Thread(target=self._watch, name=f"run-{run_id}-supervisor", daemon=True)
         self._grace_timer: threading.Timer | None = None
 
     def start(self) -> None:
-        self._thread.start()
+        _watcher().add(self)
 
     def close(self) -> None:
         self._done.set()
+        _watcher().remove(self)
         if self._grace_timer is not None:
             self._grace_timer.cancel()
-        self._thread.join(timeout=10)
 
-    def _trigger(self, *, lost: bool) -> None:
-        if self.stop.is_set():
+    def trigger(self, *, lost: bool) -> None:
+        if self.stop.is_set() or self._done.is_set():
             return
         self.lost, self.cancelled = lost, not lost
         self.stop.set()
@@ -81,56 +86,117 @@ class RunSupervisor:
             except Exception:
                 log.exception("Could not stop the sandbox of run %s", self.run_id)
 
-    def _watch(self) -> None:
-        pubsub = _subscribe(self.run_id)
-        heartbeat_every = settings.RUN_HEARTBEAT_SECONDS
-        poll_every = settings.RUN_CANCEL_POLL_SECONDS
-        next_beat = next_poll = time.monotonic()
-        try:
-            while not self._done.is_set():
-                now = time.monotonic()
+
+class _Watcher:
+    """The one thread of this process that watches all its runs."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._runs: dict[int, RunSupervisor] = {}
+        self._thread: threading.Thread | None = None
+        self._pid: int | None = None
+
+    def add(self, supervisor: RunSupervisor) -> None:
+        with self._lock:
+            self._runs[supervisor.run_id] = supervisor
+            if self._thread is None or self._pid != os.getpid() or not self._thread.is_alive():
+                self._pid = os.getpid()
+                self._thread = threading.Thread(target=self._watch_forever, name="run-watcher", daemon=True)
+                self._thread.start()
+
+    def remove(self, supervisor: RunSupervisor) -> None:
+        with self._lock:
+            if self._runs.get(supervisor.run_id) is supervisor:
+                del self._runs[supervisor.run_id]
+
+    def _snapshot(self) -> dict[int, RunSupervisor]:
+        with self._lock:
+            return dict(self._runs)
+
+    def _watch_forever(self) -> None:
+        pubsub: redis.client.PubSub | None = None
+        next_beat = next_poll = next_subscribe = time.monotonic()
+        while True:
+            now = time.monotonic()
+            try:
                 if now >= next_beat:
-                    next_beat = now + heartbeat_every
-                    if not run_heartbeat(run_id=self.run_id):
-                        self._trigger(lost=True)
+                    next_beat = now + settings.RUN_HEARTBEAT_SECONDS
+                    self._beat()
                 if now >= next_poll:
-                    next_poll = now + poll_every
-                    state = self._state()
-                    if state is not None:
-                        self._trigger(lost=state == "ended")
-                wait = max(0.0, min(next_beat, next_poll) - time.monotonic())
-                if pubsub is not None:
-                    try:
-                        message = pubsub.get_message(ignore_subscribe_messages=True, timeout=wait)
-                    except redis.RedisError:
-                        pubsub = None
-                        continue
-                    if message is not None and message.get("type") == "message":
-                        self._trigger(lost=False)
-                else:
-                    self._done.wait(wait)
-        except Exception:
-            log.exception("Supervisor of run %s stopped", self.run_id)
-        finally:
-            if pubsub is not None:
-                with contextlib.suppress(redis.RedisError):
+                    next_poll = now + settings.RUN_CANCEL_POLL_SECONDS
+                    self._poll()
+            except Exception:  # the database is away for a moment: the next round retries
+                log.exception("Run watcher: the database check failed")
+                with contextlib.suppress(Exception):
+                    connection.close()
+            if pubsub is None and now >= next_subscribe:
+                pubsub = _subscribe()
+                next_subscribe = now + RESUBSCRIBE_SECONDS
+            wait = max(0.0, min(next_beat, next_poll) - time.monotonic())
+            if pubsub is None:
+                time.sleep(wait)
+                continue
+            try:
+                message = pubsub.get_message(ignore_subscribe_messages=True, timeout=wait)
+            except (redis.RedisError, OSError) as error:
+                log.warning("Run watcher: cancel notifications fall back to polling for now: %s", error)
+                with contextlib.suppress(Exception):
                     pubsub.close()
-            connection.close()
+                pubsub = None
+                continue
+            if message is not None and message.get("type") == "pmessage":
+                self._on_cancel_message(message.get("channel"))
 
-    def _state(self) -> str | None:
-        """Whether the run "ended" (or is gone), has a "cancel" request, or neither (None)."""
-        row = Run.objects.filter(pk=self.run_id).values_list("cancel_requested_at", "status").first()
-        if row is None or row[1] not in ACTIVE_STATUSES:
-            return "ended"
-        return "cancel" if row[0] is not None else None
+    def _beat(self) -> None:
+        runs = self._snapshot()
+        if not runs:
+            connection.close()  # no run here: hold no database connection
+            return
+        in_flight = Run.objects.filter(pk__in=runs, status__in=[RunStatus.STARTING, RunStatus.RUNNING])
+        if in_flight.update(heartbeat_at=timezone.now()) == len(runs):
+            return
+        alive = set(in_flight.values_list("pk", flat=True))
+        for run_id, supervisor in runs.items():
+            if run_id not in alive:
+                supervisor.trigger(lost=True)
+
+    def _poll(self) -> None:
+        runs = self._snapshot()
+        if not runs:
+            return
+        rows = Run.objects.filter(pk__in=runs).values_list("pk", "status", "cancel_requested_at")
+        state = {pk: (status, cancel_at) for pk, status, cancel_at in rows}
+        for run_id, supervisor in runs.items():
+            status, cancel_at = state.get(run_id, (None, None))
+            if status not in ACTIVE_STATUSES:
+                supervisor.trigger(lost=True)  # ended elsewhere, or gone
+            elif cancel_at is not None:
+                supervisor.trigger(lost=False)
+
+    def _on_cancel_message(self, channel: bytes | str | None) -> None:
+        name = channel.decode() if isinstance(channel, bytes) else str(channel or "")
+        try:
+            run_id = int(name.removeprefix(CANCEL_CHANNEL_PREFIX))
+        except ValueError:
+            return
+        supervisor = self._snapshot().get(run_id)
+        if supervisor is not None:
+            supervisor.trigger(lost=False)
 
 
-def _subscribe(run_id: int) -> redis.client.PubSub | None:
+def _subscribe() -> redis.client.PubSub | None:
     try:
         client = redis.Redis.from_url(settings.REDIS_URL, socket_timeout=5, socket_connect_timeout=2)
         pubsub = client.pubsub()
-        pubsub.subscribe(cancel_channel(run_id))
+        pubsub.psubscribe(f"{CANCEL_CHANNEL_PREFIX}*")
         return pubsub
-    except redis.RedisError as error:
-        log.warning("Cancel notifications for run %s fall back to polling: %s", run_id, error)
+    except (redis.RedisError, OSError) as error:
+        log.warning("Run watcher: cancel notifications fall back to polling for now: %s", error)
         return None
+
+
+_the_watcher = _Watcher()
+
+
+def _watcher() -> _Watcher:
+    return _the_watcher

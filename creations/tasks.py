@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from celery import Task, shared_task
-from django.db import OperationalError
+from django.db import OperationalError, connection
 
 from creations import reaper
 from creations.execution import run_execute
@@ -24,7 +24,11 @@ from creations.execution import run_execute
     max_retries=8,
 )
 def run_creation(self: Task, run_id: int) -> None:
-    run_execute(run_id=run_id, worker=str(self.request.hostname or "worker"))
+    try:
+        run_execute(run_id=run_id, worker=str(self.request.hostname or "worker"))
+    finally:
+        # An idle pool thread keeps no database connection: connections follow active runs.
+        connection.close()
 
 
 @shared_task(ignore_result=True)

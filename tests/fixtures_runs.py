@@ -40,6 +40,9 @@ PROCESS_ENV = {
     "RUN_STALE_AFTER_SECONDS": "6",
     "RUN_REAPER_INTERVAL": "2",
     "RUN_WS_POLL_SECONDS": "2",
+    # A run whose queue message was lost is enqueued again after 3 s (ended only after 5 min).
+    "RUN_QUEUED_REQUEUE_AFTER_SECONDS": "3",
+    "RUN_QUEUED_MAX_SECONDS": "300",
     # The periodic sandbox janitor would also sweep other tests' sandboxes; the reaper covers runs.
     "SANDBOX_JANITOR_INTERVAL": "86400",
     "SANDBOX_POOL_SIZE": "0",
@@ -218,9 +221,10 @@ def _point_this_process_at(redis_url: str) -> dict[str, Any]:
     }
     settings.REDIS_URL = redis_url
     settings.CELERY_BROKER_URL = redis_url
-    layer: dict[str, Any] = dict(settings.CHANNEL_LAYERS["default"])
-    layer["CONFIG"] = {**layer["CONFIG"], "hosts": [redis_url]}
-    settings.CHANNEL_LAYERS = {"default": layer}
+    layers: dict[str, dict[str, Any]] = settings.CHANNEL_LAYERS
+    settings.CHANNEL_LAYERS = {
+        alias: {**layer, "CONFIG": {**layer["CONFIG"], "hosts": [redis_url]}} for alias, layer in layers.items()
+    }
     channel_layers.backends.clear()
     app.conf["broker_url"] = redis_url
     return saved

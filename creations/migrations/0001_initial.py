@@ -7,174 +7,346 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
-        ('workspaces', '0001_initial'),
+        ("workspaces", "0001_initial"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='Creation',
+            name="Creation",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('title', models.CharField(blank=True, max_length=200)),
-                ('brief', models.TextField()),
-                ('visibility', models.CharField(choices=[('private', 'Only me'), ('workspace', 'Workspace members'), ('public', 'Anyone with the link (and the public gallery)')], default='workspace', max_length=10)),
-                ('max_steps', models.PositiveIntegerField(blank=True, null=True)),
-                ('max_seconds', models.PositiveIntegerField(blank=True, null=True)),
-                ('max_tokens', models.PositiveIntegerField(blank=True, null=True)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('author', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='creations', to=settings.AUTH_USER_MODEL)),
-                ('forked_from', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='forks', to='creations.creation')),
-                ('model_endpoint', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='creations', to='workspaces.modelendpoint')),
-                ('workspace', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='creations', to='workspaces.workspace')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("title", models.CharField(blank=True, max_length=200)),
+                ("brief", models.TextField()),
+                (
+                    "visibility",
+                    models.CharField(
+                        choices=[
+                            ("private", "Only me"),
+                            ("workspace", "Workspace members"),
+                            ("public", "Anyone with the link (and the public gallery)"),
+                        ],
+                        default="workspace",
+                        max_length=10,
+                    ),
+                ),
+                ("max_steps", models.PositiveIntegerField(blank=True, null=True)),
+                ("max_seconds", models.PositiveIntegerField(blank=True, null=True)),
+                ("max_tokens", models.PositiveIntegerField(blank=True, null=True)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "author",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="creations",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "forked_from",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="forks",
+                        to="creations.creation",
+                    ),
+                ),
+                (
+                    "model_endpoint",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="creations",
+                        to="workspaces.modelendpoint",
+                    ),
+                ),
+                (
+                    "workspace",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="creations", to="workspaces.workspace"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-created_at'],
+                "ordering": ["-created_at"],
             },
         ),
         migrations.CreateModel(
-            name='InputFile',
+            name="InputFile",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.CharField(max_length=255)),
-                ('file', models.FileField(max_length=300, upload_to=creations.models.input_upload_to)),
-                ('size', models.PositiveBigIntegerField()),
-                ('content_type', models.CharField(blank=True, max_length=100)),
-                ('creation', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='inputs', to='creations.creation')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("name", models.CharField(max_length=255)),
+                ("file", models.FileField(max_length=300, upload_to=creations.models.input_upload_to)),
+                ("size", models.PositiveBigIntegerField()),
+                ("content_type", models.CharField(blank=True, max_length=100)),
+                (
+                    "creation",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="inputs", to="creations.creation"
+                    ),
+                ),
             ],
         ),
         migrations.CreateModel(
-            name='Run',
+            name="Run",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('status', models.CharField(choices=[('queued', 'Queued'), ('starting', 'Starting'), ('running', 'Running'), ('succeeded', 'Succeeded'), ('failed', 'Failed'), ('cancelled', 'Cancelled'), ('timed_out', 'Timed out'), ('quota_exceeded', 'Quota exceeded')], default='queued', max_length=16)),
-                ('reason', models.TextField(blank=True, help_text='Why the run ended (or is waiting).')),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('started_at', models.DateTimeField(blank=True, null=True)),
-                ('finished_at', models.DateTimeField(blank=True, null=True)),
-                ('heartbeat_at', models.DateTimeField(blank=True, null=True)),
-                ('cancel_requested_at', models.DateTimeField(blank=True, null=True)),
-                ('worker', models.CharField(blank=True, help_text='Celery worker hostname running it.', max_length=200)),
-                ('sandbox_id', models.CharField(blank=True, max_length=100)),
-                ('steps', models.PositiveIntegerField(default=0)),
-                ('prompt_tokens', models.PositiveBigIntegerField(default=0)),
-                ('completion_tokens', models.PositiveBigIntegerField(default=0)),
-                ('sandbox_seconds', models.FloatField(default=0)),
-                ('output_bytes', models.PositiveBigIntegerField(default=0)),
-                ('last_seq', models.PositiveIntegerField(default=0, help_text='Highest RunEvent.seq stored.')),
-                ('creation', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='runs', to='creations.creation')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("queued", "Queued"),
+                            ("starting", "Starting"),
+                            ("running", "Running"),
+                            ("succeeded", "Succeeded"),
+                            ("failed", "Failed"),
+                            ("cancelled", "Cancelled"),
+                            ("timed_out", "Timed out"),
+                            ("quota_exceeded", "Quota exceeded"),
+                        ],
+                        default="queued",
+                        max_length=16,
+                    ),
+                ),
+                ("reason", models.TextField(blank=True, help_text="Why the run ended (or is waiting).")),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("started_at", models.DateTimeField(blank=True, null=True)),
+                ("finished_at", models.DateTimeField(blank=True, null=True)),
+                ("heartbeat_at", models.DateTimeField(blank=True, null=True)),
+                ("cancel_requested_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "worker",
+                    models.CharField(blank=True, help_text="Celery worker hostname running it.", max_length=200),
+                ),
+                ("sandbox_id", models.CharField(blank=True, max_length=100)),
+                ("steps", models.PositiveIntegerField(default=0)),
+                ("prompt_tokens", models.PositiveBigIntegerField(default=0)),
+                ("completion_tokens", models.PositiveBigIntegerField(default=0)),
+                ("sandbox_seconds", models.FloatField(default=0)),
+                ("output_bytes", models.PositiveBigIntegerField(default=0)),
+                ("last_seq", models.PositiveIntegerField(default=0, help_text="Highest RunEvent.seq stored.")),
+                (
+                    "creation",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="runs", to="creations.creation"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-created_at'],
+                "ordering": ["-created_at"],
             },
         ),
         migrations.CreateModel(
-            name='Artifact',
+            name="Artifact",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('path', models.CharField(help_text='Relative to /testbed/output.', max_length=1024)),
-                ('kind', models.CharField(choices=[('map', 'Map'), ('html', 'Web page'), ('image', 'Image'), ('svg', 'Vector image'), ('video', 'Video'), ('audio', 'Audio'), ('midi', 'MIDI'), ('pdf', 'PDF'), ('markdown', 'Markdown'), ('text', 'Text or code'), ('other', 'File')], default='other', max_length=10)),
-                ('size', models.PositiveBigIntegerField()),
-                ('content_type', models.CharField(max_length=100)),
-                ('file', models.FileField(max_length=300, upload_to=creations.models.artifact_upload_to)),
-                ('preview', models.ImageField(blank=True, max_length=300, null=True, upload_to=creations.models.preview_upload_to)),
-                ('rendition', models.FileField(blank=True, max_length=300, null=True, upload_to=creations.models.artifact_upload_to)),
-                ('rendition_content_type', models.CharField(blank=True, max_length=100)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('run', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='artifacts', to='creations.run')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("path", models.CharField(help_text="Relative to /testbed/output.", max_length=1024)),
+                (
+                    "kind",
+                    models.CharField(
+                        choices=[
+                            ("map", "Map"),
+                            ("html", "Web page"),
+                            ("image", "Image"),
+                            ("svg", "Vector image"),
+                            ("video", "Video"),
+                            ("audio", "Audio"),
+                            ("midi", "MIDI"),
+                            ("pdf", "PDF"),
+                            ("markdown", "Markdown"),
+                            ("text", "Text or code"),
+                            ("other", "File"),
+                        ],
+                        default="other",
+                        max_length=10,
+                    ),
+                ),
+                ("size", models.PositiveBigIntegerField()),
+                ("content_type", models.CharField(max_length=100)),
+                ("file", models.FileField(max_length=300, upload_to=creations.models.artifact_upload_to)),
+                (
+                    "preview",
+                    models.ImageField(
+                        blank=True, max_length=300, null=True, upload_to=creations.models.preview_upload_to
+                    ),
+                ),
+                (
+                    "rendition",
+                    models.FileField(
+                        blank=True, max_length=300, null=True, upload_to=creations.models.artifact_upload_to
+                    ),
+                ),
+                ("rendition_content_type", models.CharField(blank=True, max_length=100)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "run",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="artifacts", to="creations.run"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['run', 'path'],
+                "ordering": ["run", "path"],
             },
         ),
         migrations.CreateModel(
-            name='RunEvent',
+            name="RunEvent",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('seq', models.PositiveIntegerField()),
-                ('kind', models.CharField(max_length=40)),
-                ('payload', models.JSONField(default=dict)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('run', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='events', to='creations.run')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("seq", models.PositiveIntegerField()),
+                ("kind", models.CharField(max_length=40)),
+                ("payload", models.JSONField(default=dict)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "run",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="events", to="creations.run"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['run', 'seq'],
+                "ordering": ["run", "seq"],
             },
         ),
         migrations.AddIndex(
-            model_name='creation',
-            index=models.Index(fields=['workspace', '-created_at'], name='creations_c_workspa_560721_idx'),
+            model_name="creation",
+            index=models.Index(fields=["workspace", "-created_at"], name="creations_c_workspa_560721_idx"),
         ),
         migrations.AddIndex(
-            model_name='creation',
-            index=models.Index(fields=['visibility', '-created_at'], name='creations_c_visibil_ef3f9a_idx'),
+            model_name="creation",
+            index=models.Index(fields=["visibility", "-created_at"], name="creations_c_visibil_ef3f9a_idx"),
         ),
         migrations.AddConstraint(
-            model_name='creation',
-            constraint=models.CheckConstraint(condition=models.Q(('visibility__in', ['private', 'workspace', 'public'])), name='creation_visibility_valid'),
+            model_name="creation",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("visibility__in", ["private", "workspace", "public"])),
+                name="creation_visibility_valid",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='creation',
-            constraint=models.CheckConstraint(condition=models.Q(('brief', ''), _negated=True), name='creation_brief_not_empty'),
+            model_name="creation",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("brief", ""), _negated=True), name="creation_brief_not_empty"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='creation',
-            constraint=models.CheckConstraint(condition=models.Q(('max_steps__isnull', True), ('max_steps__gte', 1), _connector='OR'), name='creation_max_steps_positive'),
+            model_name="creation",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("max_steps__isnull", True), ("max_steps__gte", 1), _connector="OR"),
+                name="creation_max_steps_positive",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='creation',
-            constraint=models.CheckConstraint(condition=models.Q(('max_seconds__isnull', True), ('max_seconds__gte', 1), _connector='OR'), name='creation_max_seconds_positive'),
+            model_name="creation",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("max_seconds__isnull", True), ("max_seconds__gte", 1), _connector="OR"),
+                name="creation_max_seconds_positive",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='creation',
-            constraint=models.CheckConstraint(condition=models.Q(('max_tokens__isnull', True), ('max_tokens__gte', 1), _connector='OR'), name='creation_max_tokens_positive'),
+            model_name="creation",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("max_tokens__isnull", True), ("max_tokens__gte", 1), _connector="OR"),
+                name="creation_max_tokens_positive",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='inputfile',
-            constraint=models.UniqueConstraint(fields=('creation', 'name'), name='input_file_unique_name_per_creation'),
+            model_name="inputfile",
+            constraint=models.UniqueConstraint(fields=("creation", "name"), name="input_file_unique_name_per_creation"),
         ),
         migrations.AddIndex(
-            model_name='run',
-            index=models.Index(fields=['status', 'heartbeat_at'], name='creations_r_status_778d20_idx'),
+            model_name="run",
+            index=models.Index(fields=["status", "heartbeat_at"], name="creations_r_status_778d20_idx"),
         ),
         migrations.AddConstraint(
-            model_name='run',
-            constraint=models.CheckConstraint(condition=models.Q(('status__in', ['queued', 'starting', 'running', 'succeeded', 'failed', 'cancelled', 'timed_out', 'quota_exceeded'])), name='run_status_valid'),
+            model_name="run",
+            constraint=models.CheckConstraint(
+                condition=models.Q(
+                    (
+                        "status__in",
+                        [
+                            "queued",
+                            "starting",
+                            "running",
+                            "succeeded",
+                            "failed",
+                            "cancelled",
+                            "timed_out",
+                            "quota_exceeded",
+                        ],
+                    )
+                ),
+                name="run_status_valid",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='run',
-            constraint=models.CheckConstraint(condition=models.Q(models.Q(('status__in', ('succeeded', 'failed', 'cancelled', 'timed_out', 'quota_exceeded')), ('finished_at__isnull', False)), models.Q(models.Q(('status__in', ('succeeded', 'failed', 'cancelled', 'timed_out', 'quota_exceeded')), _negated=True), ('finished_at__isnull', True)), _connector='OR'), name='run_finished_at_iff_final'),
+            model_name="run",
+            constraint=models.CheckConstraint(
+                condition=models.Q(
+                    models.Q(
+                        ("status__in", ("succeeded", "failed", "cancelled", "timed_out", "quota_exceeded")),
+                        ("finished_at__isnull", False),
+                    ),
+                    models.Q(
+                        models.Q(
+                            ("status__in", ("succeeded", "failed", "cancelled", "timed_out", "quota_exceeded")),
+                            _negated=True,
+                        ),
+                        ("finished_at__isnull", True),
+                    ),
+                    _connector="OR",
+                ),
+                name="run_finished_at_iff_final",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='run',
-            constraint=models.CheckConstraint(condition=models.Q(('started_at__isnull', True), ('started_at__gte', models.F('created_at')), _connector='OR'), name='run_started_after_created'),
+            model_name="run",
+            constraint=models.CheckConstraint(
+                condition=models.Q(
+                    ("started_at__isnull", True), ("started_at__gte", models.F("created_at")), _connector="OR"
+                ),
+                name="run_started_after_created",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='run',
-            constraint=models.CheckConstraint(condition=models.Q(('sandbox_seconds__gte', 0)), name='run_sandbox_seconds_non_negative'),
+            model_name="run",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("sandbox_seconds__gte", 0)), name="run_sandbox_seconds_non_negative"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='artifact',
-            constraint=models.UniqueConstraint(fields=('run', 'path'), name='artifact_unique_path_per_run'),
+            model_name="artifact",
+            constraint=models.UniqueConstraint(fields=("run", "path"), name="artifact_unique_path_per_run"),
         ),
         migrations.AddConstraint(
-            model_name='artifact',
-            constraint=models.CheckConstraint(condition=models.Q(('kind__in', ['map', 'html', 'image', 'svg', 'video', 'audio', 'midi', 'pdf', 'markdown', 'text', 'other'])), name='artifact_kind_valid'),
+            model_name="artifact",
+            constraint=models.CheckConstraint(
+                condition=models.Q(
+                    (
+                        "kind__in",
+                        ["map", "html", "image", "svg", "video", "audio", "midi", "pdf", "markdown", "text", "other"],
+                    )
+                ),
+                name="artifact_kind_valid",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='artifact',
-            constraint=models.CheckConstraint(condition=models.Q(('path', ''), _negated=True), name='artifact_path_not_empty'),
+            model_name="artifact",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("path", ""), _negated=True), name="artifact_path_not_empty"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='runevent',
-            constraint=models.UniqueConstraint(fields=('run', 'seq'), name='run_event_unique_seq'),
+            model_name="runevent",
+            constraint=models.UniqueConstraint(fields=("run", "seq"), name="run_event_unique_seq"),
         ),
         migrations.AddConstraint(
-            model_name='runevent',
-            constraint=models.CheckConstraint(condition=models.Q(('seq__gte', 1)), name='run_event_seq_positive'),
+            model_name="runevent",
+            constraint=models.CheckConstraint(condition=models.Q(("seq__gte", 1)), name="run_event_seq_positive"),
         ),
     ]
