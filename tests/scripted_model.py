@@ -132,6 +132,7 @@ class RecordedRequest:
     received_at: float
     finished_at: float = 0.0
     answered_with: str = ""
+    client_port: int = 0  # tells which TCP connection carried the request
 
     @property
     def messages(self) -> list[dict[str, Any]]:
@@ -226,6 +227,10 @@ class ScriptedModel:
 def _make_handler(server: ScriptedModel) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
+        # Like real model servers (uvicorn sets TCP_NODELAY): without it, Nagle's
+        # algorithm holds each streamed chunk until the client's delayed ACK, 40 ms
+        # per reply on a kept-alive connection.
+        disable_nagle_algorithm = True
 
         def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base class names it so
             return
@@ -247,7 +252,11 @@ def _make_handler(server: ScriptedModel) -> type[BaseHTTPRequestHandler]:
             except json.JSONDecodeError:
                 body = {"_invalid_json": raw.decode("utf-8", "replace")}
             record = RecordedRequest(
-                path=self.path, headers={k.lower(): v for k, v in self.headers.items()}, body=body, received_at=received
+                path=self.path,
+                headers={k.lower(): v for k, v in self.headers.items()},
+                body=body,
+                received_at=received,
+                client_port=int(self.client_address[1]),
             )
             with server._lock:
                 server.requests.append(record)

@@ -180,9 +180,7 @@ class _AgentRun:
             )
 
         try:
-            return run_in_worker(
-                call, forward=forward, cancel=self._cancel, deadline=self._deadline, name="agent-model"
-            )
+            return run_in_worker(call, forward=forward, cancel=self._cancel, deadline=self._deadline)
         except ModelCancelled:
             self._check_stop()
             raise Stopped("cancelled") from None
@@ -234,7 +232,6 @@ class _AgentRun:
                 forward=forward,
                 cancel=self._cancel,
                 deadline=None if self._deadline is None else self._deadline + 5.0,
-                name="agent-tool",
             )
         except SandboxFailure as failure:
             self._check_stop()  # stopping the sandbox is how a cancel interrupts a command

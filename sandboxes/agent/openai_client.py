@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Iterator
 from typing import Any
 
 import httpx2
@@ -140,7 +141,7 @@ class OpenAIModelClient:
                 body=request,
                 cast_to=ChatCompletion,
                 stream=True,
-                stream_cls=openai.Stream[ChatCompletionChunk],
+                stream_cls=_ReusableStream,
             )
             return self._read_stream(stream, messages, tools, on_text, on_reasoning, cancel)
         except openai.APIStatusError as error:
@@ -221,6 +222,21 @@ class OpenAIModelClient:
                 f"(HTTP {status}: {detail}). Check the base URL and the model name."
             )
         return ModelError(f"The model endpoint rejected the request (HTTP {status}: {detail}).")
+
+
+class _ReusableStream(openai.Stream[ChatCompletionChunk]):
+    """The package's stream closes the response at [DONE] without reading the
+    end of the chunked body, so the connection is dropped and every step pays
+    a new TCP (and TLS) handshake. Reading the few bytes left first keeps the
+    connection in the pool for the next step."""
+
+    def _iter_events(self) -> Iterator[Any]:
+        events = super()._iter_events()
+        for event in events:
+            if event.data.startswith("[DONE]"):
+                for _rest in events:
+                    pass
+            yield event
 
 
 def _reasoning_text(delta: Any) -> str:

@@ -20,6 +20,34 @@ Forward = Callable[[Any], None]
 POLL_SECONDS = 0.05  # how often a waiting loop looks at cancel and the clock
 
 
+
+class _DaemonThreads:
+    """Reuses idle threads: a step makes two calls, and starting a thread for
+    each costs more than the loop's own bookkeeping. Unlike
+    ThreadPoolExecutor's, these are daemon threads, so a call abandoned on
+    cancel (a model request still waiting) never holds up process exit, and
+    there is no cap for such a call to exhaust."""
+
+    def __init__(self) -> None:
+        self._idle: queue.SimpleQueue[queue.SimpleQueue[Callable[[], None]]] = queue.SimpleQueue()
+
+    def submit(self, job: Callable[[], None]) -> None:
+        try:
+            inbox = self._idle.get_nowait()
+        except queue.Empty:
+            inbox = queue.SimpleQueue()
+            threading.Thread(target=self._serve, args=(inbox,), name="agent-call", daemon=True).start()
+        inbox.put(job)
+
+    def _serve(self, inbox: queue.SimpleQueue[Callable[[], None]]) -> None:
+        while True:
+            inbox.get()()
+            self._idle.put(inbox)
+
+
+_CALLS = _DaemonThreads()
+
+
 class Stopped(Exception):
     """The run was cancelled or ran out of time while waiting."""
 
@@ -48,7 +76,6 @@ def run_in_worker(
     forward: Forward,
     cancel: threading.Event,
     deadline: float | None,
-    name: str,
 ) -> T:
     """Run `call(push)` in a thread; every `push(item)` reaches `forward(item)`
     on this thread, in order. Raises Stopped, or what `call` raised."""
@@ -60,7 +87,7 @@ def run_in_worker(
         except BaseException as error:  # handed over to the loop thread
             inbox.put(_Failed(error))
 
-    threading.Thread(target=work, name=name, daemon=True).start()
+    _CALLS.submit(work)
     while True:
         try:
             item = inbox.get(timeout=POLL_SECONDS)

@@ -135,6 +135,19 @@ def test_the_server_answering_500_twice_then_ok_succeeds(scripted_model: Scripte
     assert events.of("error") == []
 
 
+def test_a_run_keeps_one_connection_to_the_endpoint(scripted_model: ScriptedModel) -> None:
+    # A new connection per step would cost a TCP (and, for real endpoints, TLS)
+    # handshake every step.
+    scripted_model.play([bash("echo one"), bash("echo two"), bash("echo three"), submit()])
+
+    outcome, _ = run(FakeSandbox(), client_for(scripted_model))
+
+    assert outcome.reason == "submitted"
+    ports = {r.client_port for r in scripted_model.chat_requests()}
+    assert len(scripted_model.chat_requests()) == 4
+    assert len(ports) == 1
+
+
 def test_a_rate_limit_is_retried(scripted_model: ScriptedModel) -> None:
     scripted_model.play([http_error(429, "slow down", headers={"retry-after": "0.01"}), submit()])
 
