@@ -21,8 +21,13 @@ from tests.support import has_executable, require
 
 pytestmark = pytest.mark.timeout(180)
 
-PRIVATE_NET_HOST = "10.213.77.1"
-PRIVATE_NET_PEER = "10.213.77.2"
+# (host side, listener side) of a /30 made for the test. The link-local pair
+# stands for the cloud metadata address (169.254.169.254), in the same
+# 169.254.0.0/16 range, without shadowing the real one on this machine.
+PRIVATE_PAIRS = {
+    "private-range": ("10.213.77.1", "10.213.77.2"),
+    "link-local-metadata-range": ("169.254.77.1", "169.254.77.2"),
+}
 
 CONNECT = (
     'python3 -c "import socket,sys\n'
@@ -47,9 +52,10 @@ def _listen(host: str) -> tuple[socket.socket, int]:
     return server, server.getsockname()[1]
 
 
-@pytest.fixture
-def private_listener() -> Iterator[tuple[str, int]]:
+@pytest.fixture(params=sorted(PRIVATE_PAIRS))
+def private_listener(request: pytest.FixtureRequest) -> Iterator[tuple[str, int]]:
     """A TCP listener in a network namespace we create, on a private address."""
+    private_net_host, private_net_peer = PRIVATE_PAIRS[request.param]
     require(has_executable("ip") and has_executable("iptables"), "iproute2 and iptables on the host")
     tag = secrets.token_hex(3)
     ns, host_if, peer_if = f"atl-test-{tag}", f"atlh{tag}", f"atlp{tag}"
@@ -57,11 +63,11 @@ def private_listener() -> Iterator[tuple[str, int]]:
         ["ip", "netns", "add", ns],
         ["ip", "link", "add", host_if, "type", "veth", "peer", "name", peer_if],
         ["ip", "link", "set", peer_if, "netns", ns],
-        ["ip", "addr", "add", f"{PRIVATE_NET_HOST}/30", "dev", host_if],
+        ["ip", "addr", "add", f"{private_net_host}/30", "dev", host_if],
         ["ip", "link", "set", host_if, "up"],
-        ["ip", "-n", ns, "addr", "add", f"{PRIVATE_NET_PEER}/30", "dev", peer_if],
+        ["ip", "-n", ns, "addr", "add", f"{private_net_peer}/30", "dev", peer_if],
         ["ip", "-n", ns, "link", "set", peer_if, "up"],
-        ["ip", "-n", ns, "route", "add", "default", "via", PRIVATE_NET_HOST],
+        ["ip", "-n", ns, "route", "add", "default", "via", private_net_host],
     ]
     server = None
     try:
@@ -85,7 +91,7 @@ def private_listener() -> Iterator[tuple[str, int]]:
         )
         assert server.stdout is not None
         assert server.stdout.readline().strip() == "up"
-        yield PRIVATE_NET_PEER, 8765
+        yield private_net_peer, 8765
     finally:
         if server is not None:
             server.kill()
@@ -111,7 +117,7 @@ def test_a_listener_on_the_bridge_gateway_is_unreachable_from_the_sandbox(sandbo
         server.close()
 
 
-def test_an_address_in_a_private_range_is_unreachable_from_the_sandbox(sandbox, private_listener):
+def test_private_and_metadata_range_addresses_are_unreachable_from_the_sandbox(sandbox, private_listener):
     host, port = private_listener
     with socket.create_connection((host, port), timeout=5):
         pass  # control: reachable from the host through the veth pair
