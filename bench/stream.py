@@ -35,7 +35,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.test_settings")
-BENCH_DB = "atelier_bench"
+BENCH_DB_SUFFIX = "_bench"  # a database of its own, named after DATABASE_URL's
 STEPS = 20
 
 
@@ -79,6 +79,35 @@ def summary(samples_ms: list[float]) -> dict[str, float]:
     }
 
 
+SANDBOX_CPUACCT = (  # where Docker's containers are accounted (cgroup v1, then v2); absent: not reported
+    Path("/sys/fs/cgroup/cpuacct/docker/cpuacct.usage"),
+    Path("/sys/fs/cgroup/cpu,cpuacct/docker/cpuacct.usage"),
+)
+
+
+def cpu_snapshot(pids: dict[str, int]) -> dict[str, float]:
+    """CPU seconds used so far: the whole machine, some processes, Docker's containers."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    fields = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    snapshot = {"machine": (sum(fields) - fields[3] - fields[4]) / ticks}  # all but idle and iowait
+    for name, pid in pids.items():
+        try:
+            stat = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        snapshot[name] = (int(stat[11]) + int(stat[12])) / ticks  # utime + stime
+    for path in SANDBOX_CPUACCT:
+        if path.exists():
+            snapshot["sandboxes"] = int(path.read_text()) / 1e9
+            break
+    return snapshot
+
+
+def cpu_per_run(before: dict[str, float], after: dict[str, float], runs: int) -> dict[str, Any]:
+    per_run: dict[str, Any] = {f"{k}_s": round((after[k] - before[k]) / runs, 3) for k in before if k in after}
+    return {**per_run, "note": "CPU seconds per run during the phase; machine = every process, both cores"}
+
+
 async def watch(ws_url: str, origin: str, cookie: str, opened: list[float]) -> list[float]:
     """Latencies (ms) of the live events of one run, until the server closes the socket."""
     from websockets.asyncio.client import connect
@@ -108,6 +137,9 @@ def main() -> None:
     parser.add_argument(
         "--worker-nice", type=int, default=10, help="run the worker (batch work) at this lower CPU priority"
     )
+    parser.add_argument(
+        "--pool-size", type=int, default=4, help="SANDBOX_POOL_SIZE of the worker (pre-started sandboxes)"
+    )
     parser.add_argument("--serve-model", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve_model:
@@ -122,7 +154,8 @@ def main() -> None:
 
     if connection.vendor != "postgresql":
         sys.exit("bench/stream.py needs PostgreSQL: set DATABASE_URL (as `make bench` does).")
-    settings.DATABASES["default"].setdefault("TEST", {})["NAME"] = BENCH_DB
+    bench_db = f"{settings.DATABASES['default']['NAME']}{BENCH_DB_SUFFIX}"
+    settings.DATABASES["default"].setdefault("TEST", {})["NAME"] = bench_db
     connection.creation.create_test_db(verbosity=0, autoclobber=True, serialize=False)
 
     from tests.fixtures_runs import (
@@ -157,6 +190,7 @@ def main() -> None:
         "MEDIA_ROOT": str(workdir / "media"),
         "ALLOWED_HOSTS": "127.0.0.1,localhost",
         "LOG_LEVEL": "WARNING",
+        "SANDBOX_POOL_SIZE": str(args.pool_size),
     }
     settings.MEDIA_ROOT = workdir / "media"
     port = free_port()
@@ -220,13 +254,14 @@ def main() -> None:
                 " AND pid <> pg_backend_pid()"
             )
         connection.close()
-        connection.creation.destroy_test_db(BENCH_DB, verbosity=0)
+        connection.creation.destroy_test_db(bench_db, verbosity=0)
 
     results["machine"] = {
         "cpus": os.cpu_count(),
         "python": platform.python_version(),
         "worker_threads": worker_concurrency,
         "worker_nice": args.worker_nice,
+        "sandbox_pool_size": args.pool_size,
     }
     results["measured_at"] = datetime.now(UTC).isoformat(timespec="seconds")
     out = ROOT / "bench" / "results" / "stream.json"
@@ -307,16 +342,20 @@ def run_scenarios(server: Any, model_url: str, concurrent: int, throughput_runs:
     if os.environ.get("BENCH_LATENCY_ONLY"):  # a quicker round while profiling
         return results
 
+    pids = {name: proc.popen.pid for name, proc in server.processes.items() if proc.popen is not None}
+    cpu_before = cpu_snapshot(pids)
     runs = [submit(f"throughput {n}") for n in range(throughput_runs)]
     started = time.monotonic()
     wait_final(runs)
     elapsed = time.monotonic() - started
+    cpu_after = cpu_snapshot(pids)
     statuses = list(Run.objects.filter(pk__in=[r.pk for r in runs]).values_list("status", flat=True))
     results["throughput_20_step_runs"] = {
         "runs": throughput_runs,
         "succeeded": statuses.count(RunStatus.SUCCEEDED),
         "seconds": round(elapsed, 1),
         "runs_per_minute": round(throughput_runs / elapsed * 60, 1),
+        "cpu_per_run": cpu_per_run(cpu_before, cpu_after, throughput_runs),
     }
     print("throughput", results["throughput_20_step_runs"], flush=True)
 

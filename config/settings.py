@@ -180,6 +180,12 @@ SANDBOX_DEBIAN_MIRROR = env.str("SANDBOX_DEBIAN_MIRROR", default="http://deb.deb
 SANDBOX_BUILD_CACHE_DIR = env.path("SANDBOX_BUILD_CACHE_DIR", default=BASE_DIR / ".cache" / "sandbox-image")
 SANDBOX_MEMORY = env.str("SANDBOX_MEMORY", default="2g")
 SANDBOX_CPUS = env.float("SANDBOX_CPUS", default=1.0, validate=Range(min=0.1))
+# CPU weight of one sandbox (cgroup cpu.shares, Docker's default 1024), set at creation (runsc
+# refuses `docker update`): below other containers of the host, e.g. a containerised web or Redis.
+SANDBOX_CPU_SHARES = env.int("SANDBOX_CPU_SHARES", default=256, validate=Range(min=2, max=262144))
+# The cgroup the sandboxes are created under (empty: Docker's default, e.g. /docker). Weights only
+# compete among siblings: give this group a low cpu.shares on the host (platform/sandbox/README.md).
+SANDBOX_CGROUP_PARENT = env.str("SANDBOX_CGROUP_PARENT", default="")
 SANDBOX_PIDS_LIMIT = env.int("SANDBOX_PIDS_LIMIT", default=4096, validate=Range(min=64))  # host threads under gVisor
 SANDBOX_NPROC = env.int("SANDBOX_NPROC", default=256, validate=Range(min=16))
 SANDBOX_NOFILE = env.int("SANDBOX_NOFILE", default=1024, validate=Range(min=64))

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from celery import Task, shared_task
+from celery.signals import worker_process_init, worker_ready
+from django.conf import settings
 from django.db import OperationalError, connection
 
 from creations import reaper
@@ -34,3 +38,24 @@ def run_creation(self: Task, run_id: int) -> None:
 @shared_task(ignore_result=True)
 def reap_stale_runs() -> list[int]:
     return reaper.reap_stale_runs()
+
+
+# The warm pool (SANDBOX_POOL_SIZE > 0) fills as the worker starts, not on its
+# first run, so early runs find started sandboxes. Prefork: one pool per child.
+@worker_ready.connect
+def _fill_pool_in_this_worker(sender: Any = None, **_: Any) -> None:
+    pool = getattr(sender, "pool", None)
+    if settings.SANDBOX_POOL_SIZE > 0 and not type(pool).__module__.endswith("prefork"):
+        _start_pool()
+
+
+@worker_process_init.connect
+def _fill_pool_in_this_child(**_: Any) -> None:
+    if settings.SANDBOX_POOL_SIZE > 0:
+        _start_pool()
+
+
+def _start_pool() -> None:
+    from sandboxes.pool import get_provider
+
+    get_provider()

@@ -42,6 +42,8 @@ class SandboxConfig:
     runtime: str
     memory: str
     cpus: float
+    cpu_shares: int
+    cgroup_parent: str
     pids_limit: int
     nproc: int
     nofile: int
@@ -66,6 +68,8 @@ class SandboxConfig:
             runtime=s.SANDBOX_RUNTIME,
             memory=s.SANDBOX_MEMORY,
             cpus=s.SANDBOX_CPUS,
+            cpu_shares=s.SANDBOX_CPU_SHARES,
+            cgroup_parent=s.SANDBOX_CGROUP_PARENT,
             pids_limit=s.SANDBOX_PIDS_LIMIT,
             nproc=s.SANDBOX_NPROC,
             nofile=s.SANDBOX_NOFILE,
@@ -125,6 +129,9 @@ def container_options(config: SandboxConfig, labels: Mapping[str, str], network:
         "mem_limit": config.memory,
         "memswap_limit": config.memory,  # no swap on top
         "nano_cpus": int(config.cpus * 1e9),
+        # Below other containers' weight (1024); `docker update` cannot change it under runsc.
+        "cpu_shares": config.cpu_shares,
+        "cgroup_parent": config.cgroup_parent or None,
         "pids_limit": config.pids_limit,  # host threads under gVisor: generous; nproc stops fork bombs
         "ulimits": [
             docker.types.Ulimit(name="nproc", soft=config.nproc, hard=config.nproc),

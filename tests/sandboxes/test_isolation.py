@@ -32,6 +32,7 @@ def test_the_container_runs_under_the_configured_runtime_with_its_limits(shared_
     assert host["Init"] is True
     assert "no-new-privileges" in host["SecurityOpt"]
     assert host["PidsLimit"] == settings.SANDBOX_PIDS_LIMIT
+    assert host["CpuShares"] == settings.SANDBOX_CPU_SHARES  # below the web process and Redis (1024)
     assert {u["Name"] for u in host["Ulimits"]} == {"nproc", "nofile"}
     assert not any("docker.sock" in bind for bind in host.get("Binds") or [])
     assert attrs["Config"]["Labels"]["atelier.run_id"] == "tests"
