@@ -63,6 +63,12 @@ def serve_model(port_file: str) -> None:
 # --- helpers ---------------------------------------------------------------------
 
 
+def _niced(priority: int, argv: list[str]) -> list[str]:
+    """Run argv at a CPU priority. On one 2-core box the batch work (worker and
+    sandboxes) would otherwise starve the processes that serve the pages."""
+    return ["nice", "-n", str(priority), *argv] if priority else argv
+
+
 def percentile(samples: list[float], fraction: float) -> float:
     ordered = sorted(samples)
     return ordered[min(len(ordered) - 1, int(len(ordered) * fraction))]
@@ -140,6 +146,16 @@ def main() -> None:
     parser.add_argument(
         "--pool-size", type=int, default=4, help="SANDBOX_POOL_SIZE of the worker (pre-started sandboxes)"
     )
+    parser.add_argument(
+        "--web-nice",
+        type=int,
+        default=-10,
+        help="priority of the web tier (daphne, Redis) and of this process's websocket clients, which stand"
+        " for browsers on other machines; negative values need root",
+    )
+    parser.add_argument(
+        "--model-nice", type=int, default=10, help="priority of the scripted model, which stands for a remote endpoint"
+    )
     parser.add_argument("--serve-model", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve_model:
@@ -171,7 +187,11 @@ def main() -> None:
 
     workdir = Path(os.environ.get("TMPDIR", "/tmp")) / f"atelier-bench-{os.getpid()}"
     workdir.mkdir(parents=True, exist_ok=True)
-    redis_server = RedisServer(workdir)  # a Redis of its own: nothing else shares its CPU budget or keys
+    if args.web_nice < 0 and os.geteuid() != 0:
+        sys.exit("--web-nice below 0 needs root (or pass --web-nice 0)")
+    os.nice(args.web_nice - os.nice(0))  # this process's websocket clients stand for browsers elsewhere
+    # A Redis of its own: nothing else shares its CPU budget or keys.
+    redis_server = RedisServer(workdir, nice=args.web_nice)
     redis_server.start()
     redis_url = redis_server.url
     _point_this_process_at(redis_url)
@@ -201,14 +221,17 @@ def main() -> None:
     server.processes = {
         "web": _Process(
             "web",
-            [
-                str(Path(sys.executable).parent / "daphne"),
-                "-b",
-                "127.0.0.1",
-                "-p",
-                str(port),
-                "config.asgi:application",
-            ],
+            _niced(
+                args.web_nice,
+                [
+                    str(Path(sys.executable).parent / "daphne"),
+                    "-b",
+                    "127.0.0.1",
+                    "-p",
+                    str(port),
+                    "config.asgi:application",
+                ],
+            ),
             env,
             workdir / "web.log",
         ),
@@ -232,7 +255,9 @@ def main() -> None:
         ),
     }
     port_file = workdir / "model.port"
-    model = subprocess.Popen([sys.executable, __file__, "--serve-model", str(port_file)], cwd=ROOT)
+    model = subprocess.Popen(
+        _niced(args.model_nice, [sys.executable, __file__, "--serve-model", str(port_file)]), cwd=ROOT
+    )
     results: dict[str, Any] = {}
     try:
         for proc in server.processes.values():
@@ -261,6 +286,8 @@ def main() -> None:
         "python": platform.python_version(),
         "worker_threads": worker_concurrency,
         "worker_nice": args.worker_nice,
+        "web_nice": args.web_nice,
+        "model_nice": args.model_nice,
         "sandbox_pool_size": args.pool_size,
     }
     results["measured_at"] = datetime.now(UTC).isoformat(timespec="seconds")

@@ -99,12 +99,13 @@ class RedisServer:
     """A throwaway redis-server on a free port, without persistence: a restart
     loses every key, channel-layer group and queued message, as a crash would."""
 
-    def __init__(self, workdir: Path) -> None:
+    def __init__(self, workdir: Path, *, nice: int = 0) -> None:
         self.port = free_port()
         self.url = f"redis://127.0.0.1:{self.port}/0"
         self._process = _Process(
             "redis",
             [
+                *(["nice", "-n", str(nice)] if nice else []),
                 shutil.which("redis-server") or "redis-server",
                 *("--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"),
                 *("--dir", str(workdir)),
