@@ -85,9 +85,12 @@ def summary(samples_ms: list[float]) -> dict[str, float]:
     }
 
 
-SANDBOX_CPUACCT = (  # where Docker's containers are accounted (cgroup v1, then v2); absent: not reported
-    Path("/sys/fs/cgroup/cpuacct/docker/cpuacct.usage"),
-    Path("/sys/fs/cgroup/cpu,cpuacct/docker/cpuacct.usage"),
+# Where the sandboxes' CPU is accounted (cgroup v1): their own parent group
+# when SANDBOX_CGROUP_PARENT is set, else Docker's; absent: not reported.
+_SANDBOX_GROUP = (os.environ.get("SANDBOX_CGROUP_PARENT") or "/docker").strip("/")
+SANDBOX_CPUACCT = (
+    Path(f"/sys/fs/cgroup/cpuacct/{_SANDBOX_GROUP}/cpuacct.usage"),
+    Path(f"/sys/fs/cgroup/cpu,cpuacct/{_SANDBOX_GROUP}/cpuacct.usage"),
 )
 
 
