@@ -23,6 +23,7 @@ from sandboxes.runtime import CommandResult, CopyOutReport, OutputCallback
 from sandboxes.shell import PersistentShell, ShellLimits, ShellUnavailable
 
 logger = logging.getLogger(__name__)
+STOP_WAIT_SECONDS = 30.0  # how long a second stop() waits for the first to remove the container
 
 LABEL_SANDBOX = "atelier.sandbox"
 LABEL_RUN_ID = "atelier.run_id"
@@ -202,6 +203,7 @@ class DockerSandbox:
         )
         self._lock = threading.Lock()  # one command at a time in the shell
         self._stopped = False
+        self._removed = threading.Event()
 
     @property
     def id(self) -> str:
@@ -264,17 +266,23 @@ class DockerSandbox:
         )
 
     def stop(self) -> None:
+        """Remove the container. A second caller (say, release() while a
+        cancel's stop is under way in another thread) waits for the first, so
+        that a process exiting right after never leaves the container behind."""
         if self._stopped:
+            self._removed.wait(timeout=STOP_WAIT_SECONDS)
             return
         self._stopped = True
-        self._shell.close()
         try:
+            self._shell.close()
             self._api.remove_container(self.container_id, force=True)
         except docker.errors.NotFound:
             pass
         except docker.errors.APIError as exc:
             if "already in progress" not in str(exc):
                 logger.warning("could not remove sandbox %s: %s", self.container_id[:12], exc)
+        finally:
+            self._removed.set()
 
     # -- state ---------------------------------------------------------------
     def is_running(self) -> bool:
