@@ -23,6 +23,7 @@ from sandboxes.runtime import CommandResult, CopyOutReport, OutputCallback
 from sandboxes.shell import PersistentShell, ShellLimits, ShellUnavailable
 
 logger = logging.getLogger(__name__)
+EXIT_STATE_SETTLE_SECONDS = 5.0  # how long to wait for Docker to record a sandbox's end
 STOP_WAIT_SECONDS = 30.0  # how long a second stop() waits for the first to remove the container
 
 LABEL_SANDBOX = "atelier.sandbox"
@@ -230,7 +231,8 @@ class DockerSandbox:
             try:
                 return self._shell.run(command, timeout=timeout or self.config.command_timeout, on_output=on_output)
             except ShellUnavailable:
-                return _unavailable(f"The sandbox stopped ({self.exit_reason()}); no command can run.", started)
+                reason = self.exit_reason(settle_seconds=EXIT_STATE_SETTLE_SECONDS)
+                return _unavailable(f"The sandbox stopped ({reason}); no command can run.", started)
 
     def exec(self, argv: list[str], *, stdin: bytes | None = None, timeout: float = 60) -> tuple[int, bytes]:
         conn = ExecConnection.open(self._api, self.container_id, argv, stdin=stdin is not None)
@@ -292,11 +294,19 @@ class DockerSandbox:
             return False
         return bool(state.get("Running"))
 
-    def exit_reason(self) -> str:
-        try:
-            state = self._api.inspect_container(self.container_id)["State"]
-        except docker.errors.NotFound:
-            return "removed"
+    def exit_reason(self, *, settle_seconds: float = 0.0) -> str:
+        """Why the container stopped. With `settle_seconds`, wait that long for
+        the engine to record the end (the shell can notice a killed sandbox,
+        e.g. out of memory, before Docker updates the container's state)."""
+        deadline = time.monotonic() + settle_seconds
+        while True:
+            try:
+                state = self._api.inspect_container(self.container_id)["State"]
+            except docker.errors.NotFound:
+                return "removed"
+            if not state.get("Running") or time.monotonic() >= deadline:
+                break
+            time.sleep(0.1)
         if state.get("Running"):
             return "running"
         if state.get("OOMKilled") or state.get("ExitCode") == 137:
