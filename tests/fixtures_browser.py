@@ -94,6 +94,16 @@ class Web:
     def requested(self, fragment: str) -> list[str]:
         return [url for url in self.requests if fragment in url]
 
+    def requested_within(self, page: Page, fragment: str, seconds: float = 3.0) -> list[str]:
+        """Requests matching `fragment`, waiting up to `seconds` for one: a
+        beacon fires asynchronously, and Playwright only records requests
+        while it is waiting (so this waits through the page, not time.sleep)."""
+        waited = 0.0
+        while not self.requested(fragment) and waited < seconds:
+            page.wait_for_timeout(100)
+            waited += 0.1
+        return self.requested(fragment)
+
 
 @pytest.fixture
 def web(run_stack: AtelierServer, browser: Browser, settings: Any) -> Iterator[Web]:

@@ -64,7 +64,7 @@ def test_hostile_html_in_the_page_is_contained(web: Web, team: Team) -> None:
     assert result["fetch"].startswith("ERR:"), result  # connect-src 'none'
     assert result["parentCookie"].startswith("ERR:"), result
     assert page.url == detail, "the artifact navigated the platform page away"
-    assert not web.requested("/__pwned__/"), web.requests
+    assert not web.requested_within(page, "/__pwned__/", seconds=1.0), web.requests
     assert "sessionid" not in json.dumps(result)
     assert "csrftoken" not in json.dumps(result)
 
@@ -82,7 +82,7 @@ def test_hostile_html_opened_directly_is_contained(web: Web, team: Team) -> None
     assert result["cookie"].startswith("ERR:"), result
     assert result["localStorage"].startswith("ERR:"), result
     assert result["fetch"].startswith("ERR:"), result
-    assert not web.requested("/__pwned__/"), web.requests
+    assert not web.requested_within(popup, "/__pwned__/", seconds=1.0), web.requests
 
 
 def test_negative_control_the_same_html_from_the_platform_origin_leaks(web: Web, team: Team) -> None:
@@ -96,7 +96,7 @@ def test_negative_control_the_same_html_from_the_platform_origin_leaks(web: Web,
     assert result["localStorage"] == "1", result
     assert result["fetch"].startswith("200:"), result
     assert f"({team.owner.username})" in result["fetch"], "the page read the platform as the signed-in user"
-    assert web.requested("/__pwned__/html"), "the beacon reached the platform"
+    assert web.requested_within(page, "/__pwned__/html"), "the beacon reached the platform"
 
 
 def test_hostile_svg_runs_no_script_as_an_image_or_opened_directly(web: Web, team: Team) -> None:
@@ -113,7 +113,7 @@ def test_hostile_svg_runs_no_script_as_an_image_or_opened_directly(web: Web, tea
     page.wait_for_load_state("load")
     assert page.evaluate("document.documentElement.getAttribute('data-pwned')") is None
     assert page.evaluate("document.documentElement.getAttribute('data-script')") is None
-    assert not web.requested("/__pwned__/"), web.requests
+    assert not web.requested_within(page, "/__pwned__/", seconds=1.0), web.requests
 
 
 def test_negative_control_the_same_svg_from_the_platform_origin_runs_script(web: Web, team: Team) -> None:
@@ -140,7 +140,7 @@ def test_hostile_markdown_is_rendered_inert(web: Web, team: Team) -> None:
     link.click()
     page.wait_for_timeout(300)
     assert page.evaluate("typeof window.__pwned") == "undefined"
-    assert not web.requested("/__pwned__/"), web.requests
+    assert not web.requested_within(page, "/__pwned__/", seconds=1.0), web.requests
     web.shot(page, "isolation-markdown")
 
 
@@ -155,4 +155,4 @@ def test_negative_control_unsanitized_markdown_from_the_platform_origin_runs_scr
     page.goto(naive)
     page.wait_for_load_state("load")
     assert page.evaluate("window.__pwned === true")
-    assert web.requested("/__pwned__/markdown")
+    assert web.requested_within(page, "/__pwned__/markdown")
