@@ -11,7 +11,9 @@ OpenAI-compatible model in a separate process, and measures:
   agent, no sandbox) -> websocket: the transport alone;
 - latency with 1 and with N concurrent 20-step scripted runs (event stored ->
   event received, p50/p99, live events only);
-- runs per minute for 20-step scripted runs, end to end;
+- runs per minute for 20-step scripted runs, end to end: with the worker as
+  deployed (WORKER_CONCURRENCY's default, 4 runs at once per core) and, for
+  comparison, with one worker thread per latency-phase run (oversubscribed);
 - cancel: request -> the sandbox container is gone.
 
 Prints the figures and writes bench/results/stream.json.
@@ -238,25 +240,33 @@ def main() -> None:
             env,
             workdir / "web.log",
         ),
-        "worker": _Process(
+    }
+
+    def worker(concurrency: int | None) -> Any:
+        """The Celery worker; concurrency None: as deployed (settings: WORKER_CONCURRENCY)."""
+        return _Process(
             "worker",
             [
                 *(["nice", "-n", str(args.worker_nice)] if args.worker_nice else []),
                 *celery,
                 "worker",
-                "--pool",
-                "threads",
-                "--concurrency",
-                str(worker_concurrency),
+                *(["--concurrency", str(concurrency)] if concurrency else []),
                 "--loglevel",
                 "INFO",
                 "--without-gossip",
                 "--without-mingle",
             ],
             env,
-            workdir / "worker.log",
-        ),
-    }
+            workdir / f"worker-{concurrency or 'default'}.log",
+        )
+
+    def restart_worker(concurrency: int | None) -> None:
+        server.processes["worker"].stop()
+        server.processes["worker"] = worker(concurrency)
+        server.processes["worker"].start()
+        _wait_for_log(server.worker, "ready.")
+
+    server.processes["worker"] = worker(worker_concurrency)
     port_file = workdir / "model.port"
     model = subprocess.Popen(
         _niced(args.model_nice, [sys.executable, __file__, "--serve-model", str(port_file)]), cwd=ROOT
@@ -270,7 +280,9 @@ def main() -> None:
         while not port_file.exists():
             time.sleep(0.05)
         model_url = f"http://127.0.0.1:{port_file.read_text()}/v1"
-        results = run_scenarios(server, model_url, args.concurrent, args.throughput_runs)
+        results = run_scenarios(
+            server, model_url, args.concurrent, args.throughput_runs, worker_concurrency, restart_worker
+        )
     finally:
         model.terminate()
         for proc in server.processes.values():
@@ -300,7 +312,11 @@ def main() -> None:
     print(f"written to {out.relative_to(ROOT)}")
 
 
-def run_scenarios(server: Any, model_url: str, concurrent: int, throughput_runs: int) -> dict[str, Any]:
+def run_scenarios(
+    server: Any, model_url: str, concurrent: int, throughput_runs: int, latency_threads: int, restart_worker: Any
+) -> dict[str, Any]:
+    from django.conf import settings
+
     from creations.events import store_events
     from creations.models import FINAL_STATUSES, Run, RunStatus
     from creations.services import creation_submit, run_cancel
@@ -372,21 +388,32 @@ def run_scenarios(server: Any, model_url: str, concurrent: int, throughput_runs:
     if os.environ.get("BENCH_LATENCY_ONLY"):  # a quicker round while profiling
         return results
 
-    pids = {name: proc.popen.pid for name, proc in server.processes.items() if proc.popen is not None}
-    cpu_before = cpu_snapshot(pids)
-    runs = [submit(f"throughput {n}") for n in range(throughput_runs)]
-    started = time.monotonic()
-    wait_final(runs)
-    elapsed = time.monotonic() - started
-    cpu_after = cpu_snapshot(pids)
-    statuses = list(Run.objects.filter(pk__in=[r.pk for r in runs]).values_list("status", flat=True))
-    results["throughput_20_step_runs"] = {
-        "runs": throughput_runs,
-        "succeeded": statuses.count(RunStatus.SUCCEEDED),
-        "seconds": round(elapsed, 1),
-        "runs_per_minute": round(throughput_runs / elapsed * 60, 1),
-        "cpu_per_run": cpu_per_run(cpu_before, cpu_after, throughput_runs),
-    }
+    def throughput(worker_threads: int) -> dict[str, Any]:
+        pids = {name: proc.popen.pid for name, proc in server.processes.items() if proc.popen is not None}
+        cpu_before = cpu_snapshot(pids)
+        runs = [submit(f"throughput {n}") for n in range(throughput_runs)]
+        started = time.monotonic()
+        wait_final(runs)
+        elapsed = time.monotonic() - started
+        cpu_after = cpu_snapshot(pids)
+        statuses = list(Run.objects.filter(pk__in=[r.pk for r in runs]).values_list("status", flat=True))
+        return {
+            "runs": throughput_runs,
+            "worker_threads": worker_threads,
+            "succeeded": statuses.count(RunStatus.SUCCEEDED),
+            "seconds": round(elapsed, 1),
+            "runs_per_minute": round(throughput_runs / elapsed * 60, 1),
+            "cpu_per_run": cpu_per_run(cpu_before, cpu_after, throughput_runs),
+        }
+
+    # First with the latency phases' worker (a thread for each of the N runs at
+    # once): what oversubscribing the machine costs. Then as deployed:
+    # WORKER_CONCURRENCY's default, 4 runs per core, the rest queued.
+    if latency_threads != settings.CELERY_WORKER_CONCURRENCY:
+        results["throughput_oversubscribed"] = throughput(latency_threads)
+        print("throughput oversubscribed", results["throughput_oversubscribed"], flush=True)
+        restart_worker(None)
+    results["throughput_20_step_runs"] = throughput(settings.CELERY_WORKER_CONCURRENCY)
     print("throughput", results["throughput_20_step_runs"], flush=True)
 
     cancel_ms: list[float] = []

@@ -6,6 +6,7 @@ local media storage, Redis on localhost, the demo model); production sets
 DATABASE_URL, REDIS_URL, SECRET_KEY, ALLOWED_HOSTS and the storage settings.
 """
 
+import os
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -91,6 +92,12 @@ CELERY_RESULT_BACKEND = None
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+# A run is one thread that waits on the model and on its sandbox. How many run
+# at once per worker: each running gVisor sandbox costs CPU even between
+# commands, and past about 4 per core a machine finishes fewer runs per minute,
+# not more (bench/stream.py measures it). Raise it for slow models.
+CELERY_WORKER_POOL = "threads"
+CELERY_WORKER_CONCURRENCY = env.int("WORKER_CONCURRENCY", default=4 * (os.cpu_count() or 1), validate=Range(min=1))
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]

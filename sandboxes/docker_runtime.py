@@ -257,8 +257,9 @@ class DockerSandbox:
             raise SandboxError(f"writing files to {dest} failed (exit {code}): {messages.strip()}")
 
     def copy_out(self, dest_dir: Path, *, src: str = "/testbed/output") -> CopyOutReport:
-        script = 'cd -- "$1" && exec tar -c --format=gnu -f - .'
-        conn = ExecConnection.open(self._api, self.container_id, ["sh", "-c", script, "copy-out", src], stdin=False)
+        # tar itself, no shell in front: one process start fewer under gVisor.
+        argv = ["tar", "-c", "--format=gnu", "-f", "-", "-C", src, "."]
+        conn = ExecConnection.open(self._api, self.container_id, argv, stdin=False)
         return files.read_tar_stream(
             conn,
             dest_dir,

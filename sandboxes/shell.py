@@ -34,6 +34,9 @@ logger = logging.getLogger(__name__)
 STATE_DIR = "/tmp/.atelier"  # noqa: S108 - paths inside the sandbox
 OUTPUT_LOG = f"{STATE_DIR}/output.log"
 SAVED_OUTPUT_DIR = "/tmp/outputs"  # noqa: S108
+# Copied onto / at start, one process for every directory above (the image
+# builds it: platform/sandbox/Dockerfile); without it the shell makes them.
+SKELETON = "/opt/atelier/skel"
 _RS = "\x1e"  # record separator: starts our control lines, rare in real output
 _KILL_GRACE_SECONDS = 3.0
 _MAX_KILL_ROUNDS = 3
@@ -46,10 +49,10 @@ exec 2>&1
 set -m
 shopt -s expand_aliases
 alias declare='declare -g' typeset='typeset -g'
-mkdir -p {STATE_DIR} {SAVED_OUTPUT_DIR} /testbed/input /testbed/output 2>/dev/null
-if [ -n "$MPLCONFIGDIR" ] && [ -d /opt/atelier/mplconfig ]; then
-  mkdir -p "$MPLCONFIGDIR" && cp -rn /opt/atelier/mplconfig/. "$MPLCONFIGDIR"/ 2>/dev/null
-fi
+[ -d {SKELETON} ] && cp -rn {SKELETON}/. / 2>/dev/null
+for __atl_d in {STATE_DIR} {SAVED_OUTPUT_DIR} /testbed/input /testbed/output; do
+  [ -d "$__atl_d" ] || {{ mkdir -p {STATE_DIR} {SAVED_OUTPUT_DIR} /testbed/input /testbed/output 2>/dev/null; break; }}
+done
 cd /testbed 2>/dev/null
 exec > >(exec tee -a {OUTPUT_LOG}) 2>&1
 trap 'return 130 2>/dev/null' USR1

@@ -33,7 +33,7 @@ trap cleanup INT TERM EXIT
 
 # The worker (and the sandboxes it drives) is batch work: at a lower CPU priority than daphne and
 # Redis, a machine full of busy runs still streams their events live (see platform/sandbox/README.md).
-nice -n 10 .venv/bin/celery -A config worker --beat --loglevel INFO --concurrency 2 --schedule var/celerybeat-schedule &
+nice -n 10 .venv/bin/celery -A config worker --beat --loglevel INFO --schedule var/celerybeat-schedule &
 pids+=($!)
 .venv/bin/daphne -b 0.0.0.0 -p "$PORT" config.asgi:application &
 pids+=($!)

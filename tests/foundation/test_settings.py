@@ -27,6 +27,7 @@ def manage(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
         ("STORAGE_BACKEND", "floppy"),
         ("LOG_LEVEL", "LOUD"),
         ("DATABASE_URL", "not a url"),
+        ("WORKER_CONCURRENCY", "0"),
     ],
 )
 def test_it_refuses_to_start_with_an_invalid_value_and_names_the_variable(variable: str, value: str) -> None:
@@ -59,3 +60,12 @@ def test_production_settings_turn_on_secure_cookies() -> None:
     result = manage("shell", "-c", code, DEBUG="false")
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip().splitlines()[-1].split() == ["True", "True", "False"]
+
+
+def test_the_worker_runs_each_run_in_a_thread_four_per_core_unless_told() -> None:
+    code = "from config.celery import app; print(app.conf.worker_pool, app.conf.worker_concurrency)"
+    default = manage("shell", "-c", code, DEBUG="true")
+    assert default.returncode == 0, default.stderr
+    assert default.stdout.strip().splitlines()[-1].split() == ["threads", str(4 * (os.cpu_count() or 1))]
+    chosen = manage("shell", "-c", code, DEBUG="true", WORKER_CONCURRENCY="30")
+    assert chosen.stdout.strip().splitlines()[-1].split() == ["threads", "30"]

@@ -21,6 +21,25 @@ def test_working_directory_variables_and_background_jobs_persist_between_command
     assert "Running" in lines[2]
 
 
+def test_a_fresh_sandbox_has_its_folders_and_a_warm_plot_font_cache(sandbox):
+    listing = sandbox.run_command(
+        "stat -c '%U %a %n' /testbed/input /testbed/output /tmp/outputs; ls \"$MPLCONFIGDIR\"", timeout=30
+    )
+    assert listing.exit_code == 0, listing.output
+    assert listing.output.splitlines()[:3] == [
+        "agent 755 /testbed/input",
+        "agent 755 /testbed/output",
+        "agent 755 /tmp/outputs",
+    ]
+    assert "fontlist" in listing.output  # matplotlib finds its cache: no font scan on the first plot
+    plot = sandbox.run_command(
+        "python3 -W error -c 'import matplotlib.pyplot as p; p.plot([1, 2]); p.savefig(\"/testbed/output/p.png\")'",
+        timeout=60,
+    )
+    assert plot.exit_code == 0, plot.output
+    assert "building the font cache" not in plot.output.lower()
+
+
 def test_exit_code_and_stderr_are_returned(sandbox):
     result = sandbox.run_command("echo to-stderr >&2; false", timeout=30)
     assert result.exit_code == 1
