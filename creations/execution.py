@@ -24,7 +24,7 @@ from creations.events import EventRecorder
 from creations.ingest import artifact_summary, ingest_outputs
 from creations.models import Creation, Run, RunStatus
 from creations.supervision import RunSupervisor
-from creations.transitions import run_finish, run_mark_running, run_mark_starting
+from creations.transitions import cancelled_reason, run_finish, run_mark_running, run_mark_starting
 from sandboxes.agent import AgentEvent, AgentLimits, AgentOutcome, ModelClient, run_agent
 from sandboxes.docker_runtime import LABEL_RUN_ID
 from sandboxes.runtime import Sandbox
@@ -116,8 +116,8 @@ class RunExecution:
             self._close_recorder()
             if self.supervisor.lost:
                 log.info("Run %s was ended elsewhere; leaving its final status alone.", self.run.pk)
-            elif self.supervisor.cancelled and ending.status != RunStatus.CANCELLED:
-                ending = Ending(RunStatus.CANCELLED, CANCELLED_REASON)
+            elif self.supervisor.cancelled or ending.status == RunStatus.CANCELLED:
+                ending = Ending(RunStatus.CANCELLED, cancelled_reason(run_id=self.run.pk, started=True))
             run_finish(run_id=self.run.pk, status=ending.status, reason=ending.reason, usage=self.usage)
 
     def _run(self, started: float) -> Ending:

@@ -111,6 +111,9 @@ class Run(models.Model):
     finished_at = models.DateTimeField(null=True, blank=True)
     heartbeat_at = models.DateTimeField(null=True, blank=True)
     cancel_requested_at = models.DateTimeField(null=True, blank=True)
+    cancelled_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
     worker = models.CharField(max_length=200, blank=True, help_text="Celery worker hostname running it.")
     sandbox_id = models.CharField(max_length=100, blank=True)
     # Usage counters.

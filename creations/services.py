@@ -23,12 +23,11 @@ from django.utils import timezone
 from creations.models import ACTIVE_STATUSES, Creation, InputFile, Run, RunStatus, Visibility
 from creations.permissions import can_view_creation
 from creations.supervision import publish_cancel
-from creations.transitions import run_finish
+from creations.transitions import cancelled_reason, run_finish
 from workspaces.models import Membership, ModelEndpoint, Workspace
 from workspaces.selectors import membership_get
 
 AnyUser = User | AnonymousUser
-CANCELLED_BEFORE_START = "Cancelled before it started."
 _SAFE_NAME = re.compile(r"[^\w.\- ()+,@=]")
 
 
@@ -160,10 +159,13 @@ def run_cancel(*, run: Run, user: AnyUser) -> bool:
     _creator_membership(workspace=run.creation.workspace, user=user)
     with transaction.atomic():
         asked = Run.objects.filter(pk=run.pk, status__in=ACTIVE_STATUSES, cancel_requested_at__isnull=True).update(
-            cancel_requested_at=timezone.now()
+            cancel_requested_at=timezone.now(), cancelled_by=user if user.is_authenticated else None
         )
     if run_finish(
-        run_id=run.pk, status=RunStatus.CANCELLED, reason=CANCELLED_BEFORE_START, from_statuses=[RunStatus.QUEUED]
+        run_id=run.pk,
+        status=RunStatus.CANCELLED,
+        reason=cancelled_reason(run_id=run.pk, started=False),
+        from_statuses=[RunStatus.QUEUED],
     ):
         return True
     if asked:

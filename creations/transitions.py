@@ -77,6 +77,19 @@ def run_finish(
     return True
 
 
+def cancelled_reason(*, run_id: int, started: bool) -> str:
+    """The reason a cancelled run shows, naming who cancelled it."""
+    canceller = Run.objects.filter(pk=run_id).values_list(
+        "cancelled_by__first_name", "cancelled_by__last_name", "cancelled_by__username"
+    )
+    first, last, username = next(iter(canceller), (None, None, None))
+    name = f"{first or ''} {last or ''}".strip() or username
+    who = f"by {name}" if name else "on request"
+    if not started:
+        return f"Cancelled {who} before it started."
+    return f"Cancelled {who}; the files made until then are kept."
+
+
 def run_heartbeat(*, run_id: int) -> bool:
     """Say this run is alive; False when it is no longer active (reaped or cancelled while queued)."""
     return bool(

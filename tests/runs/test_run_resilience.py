@@ -67,7 +67,7 @@ def test_cancel_stops_the_sandbox_and_keeps_the_files_made_so_far(
     run = wait_for_final(run, timeout=30, logs=run_stack.logs)
 
     assert run.status == RunStatus.CANCELLED
-    assert "Cancelled" in run.reason
+    assert run.reason == "Cancelled by bob; the files made until then are kept."
     assert [a.path for a in Artifact.objects.filter(run=run)] == ["draft.txt"]
     assert run_containers(run.pk) == []
     events = stored_events(run)
@@ -86,7 +86,7 @@ def test_cancelling_a_queued_run_ends_it_before_any_sandbox_starts(
         run = submit(team, endpoint)
         assert run_cancel(run=run, user=team.owner)
         run.refresh_from_db()
-        assert (run.status, run.reason) == (RunStatus.CANCELLED, "Cancelled before it started.")
+        assert (run.status, run.reason) == (RunStatus.CANCELLED, "Cancelled by alice before it started.")
     finally:
         run_stack.start_worker()
     # The worker now receives the queued task and leaves the cancelled run alone.

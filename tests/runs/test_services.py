@@ -84,7 +84,17 @@ def test_cancelling_a_queued_run_ends_it_at_once(team: Team) -> None:
     run.refresh_from_db()
     assert run.status == RunStatus.CANCELLED
     assert run.cancel_requested_at is not None
+    assert run.reason == "Cancelled by bob before it started."
     assert not run_cancel(run=run, user=team.member)  # already ended
+
+
+def test_the_reason_names_the_canceller_by_full_name_when_known(team: Team) -> None:
+    team.member.first_name, team.member.last_name = "Bob", "Marley"
+    team.member.save()
+    run = make_run(team)
+    run_cancel(run=run, user=team.member)
+    run.refresh_from_db()
+    assert (run.reason, run.cancelled_by) == ("Cancelled by Bob Marley before it started.", team.member)
 
 
 def test_cancelling_a_running_run_asks_its_worker(team: Team) -> None:
