@@ -1,6 +1,7 @@
 """Sandbox benchmark: cold start, warm acquire, execute_bash round trips, 10 MB
 copy in/out, and the baseline of one `docker exec` per command (how the
-reference LLM-in-Sandbox agent runs commands), all in the same run.
+reference LLM-in-Sandbox agent runs commands), all in the same run; and what
+an idle sandbox costs between commands, frozen and running.
 
     DJANGO_SETTINGS_MODULE=config.test_settings .venv/bin/python bench/sandbox.py [--rounds N]
 
@@ -47,6 +48,42 @@ def measure(action: Callable[[], object], rounds: int) -> dict[str, float]:
         "p50_ms": round(statistics.median(samples), 2),
         "p90_ms": round(samples[min(len(samples) - 1, int(len(samples) * 0.9))], 2),
         "rounds": rounds,
+    }
+
+
+def machine_cpu_seconds() -> float:
+    fields = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    return (sum(fields) - fields[3] - fields[4]) / os.sysconf("SC_CLK_TCK")  # all but idle and iowait
+
+
+def idle_cpu(sandboxes: int, seconds: float) -> dict[str, float]:
+    """CPU per idle sandbox (ms per second) as the model thinks between commands:
+    frozen (SANDBOX_FREEZE_IDLE) and left running, against the machine with none."""
+
+    def cpu_per_second() -> float:
+        before = machine_cpu_seconds()
+        time.sleep(seconds)
+        return (machine_cpu_seconds() - before) / seconds
+
+    machine = cpu_per_second()
+    boxes = [start_sandbox(LABELS) for _ in range(sandboxes)]
+    try:
+        for box in boxes:
+            box.run_command("true", timeout=30)  # idle after a command, as between agent steps
+        if not all(box.frozen for box in boxes):
+            sys.exit("sandboxes are not frozen: run as root with SANDBOX_FREEZE_IDLE=true")
+        frozen = cpu_per_second()
+        for box in boxes:
+            box._wake()
+        running = cpu_per_second()
+    finally:
+        for box in boxes:
+            box.stop()
+    return {
+        "sandboxes": sandboxes,
+        "machine_without_sandboxes_ms_per_s": round(machine * 1000, 1),
+        "running_ms_per_s": round((running - machine) / sandboxes * 1000, 1),
+        "frozen_ms_per_s": round((frozen - machine) / sandboxes * 1000, 1),
     }
 
 
@@ -103,22 +140,28 @@ def main() -> None:
     finally:
         box.stop()
 
+    idle = idle_cpu(sandboxes=8, seconds=5.0)
+
     speedup = results["baseline_docker_exec_true"]["p50_ms"] / results["execute_bash_true"]["p50_ms"]
     report = {
         "date": datetime.now(UTC).isoformat(timespec="seconds"),
         "machine": {
-            "hostname": platform.node(),
             "cpus": os.cpu_count(),
             "python": platform.python_version(),
             "kernel": platform.release(),
         },
         "runtime": settings.SANDBOX_RUNTIME,
         "results": results,
+        "idle_sandbox_cpu": idle,
         "execute_bash_true_speedup_vs_docker_exec": round(speedup, 1),
     }
     for name, figures in results.items():
         print(f"{name:36} p50 {figures['p50_ms']:9.2f} ms   p90 {figures['p90_ms']:9.2f} ms   (n={figures['rounds']})")
     print(f"execute_bash `true` is {speedup:.0f}x faster than one docker exec per command")
+    print(
+        f"an idle sandbox costs {idle['running_ms_per_s']} ms of CPU per second running, "
+        f"{idle['frozen_ms_per_s']} ms frozen between commands"
+    )
     out = Path(__file__).resolve().parent / "results" / "sandbox.json"
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(report, indent=2) + "\n")

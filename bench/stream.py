@@ -71,6 +71,16 @@ def _niced(priority: int, argv: list[str]) -> list[str]:
     return ["nice", "-n", str(priority), *argv] if priority else argv
 
 
+def machine_speed() -> float:
+    """Seconds for a fixed pure-Python loop: these VMs share their hosts, and
+    this tells runs measured on a slow moment from a slower platform."""
+    started = time.perf_counter()
+    total = 0
+    for i in range(10_000_000):
+        total += i
+    return round(time.perf_counter() - started, 3)
+
+
 def percentile(samples: list[float], fraction: float) -> float:
     ordered = sorted(samples)
     return ordered[min(len(ordered) - 1, int(len(ordered) * fraction))]
@@ -272,6 +282,7 @@ def main() -> None:
         _niced(args.model_nice, [sys.executable, __file__, "--serve-model", str(port_file)]), cwd=ROOT
     )
     results: dict[str, Any] = {}
+    speed_before = machine_speed()
     try:
         for proc in server.processes.values():
             proc.start()
@@ -304,6 +315,7 @@ def main() -> None:
         "web_nice": args.web_nice,
         "model_nice": args.model_nice,
         "sandbox_pool_size": args.pool_size,
+        "python_loop_10m_s_before_and_after": [speed_before, machine_speed()],
     }
     results["measured_at"] = datetime.now(UTC).isoformat(timespec="seconds")
     out = ROOT / "bench" / "results" / "stream.json"

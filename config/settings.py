@@ -212,6 +212,10 @@ SANDBOX_NETWORK_NAME = env.str("SANDBOX_NETWORK_NAME", default="atelier-sandbox"
 SANDBOX_NETWORK_BRIDGE = env.str("SANDBOX_NETWORK_BRIDGE", default="atl-sandbox0")
 SANDBOX_NETWORK_SUBNET = env.str("SANDBOX_NETWORK_SUBNET", default="")  # empty: Docker picks one
 SANDBOX_DNS: list[str] = env.list("SANDBOX_DNS", default=[])  # resolvers the sandbox may use; empty: Docker's
+# Freeze a sandbox's processes between commands while nothing of the agent's
+# runs in it (the model is thinking): an idle gVisor sandbox otherwise costs
+# CPU. Needs write access to the sandbox's cgroup; without it, a no-op.
+SANDBOX_FREEZE_IDLE = env.bool("SANDBOX_FREEZE_IDLE", default=True)
 SANDBOX_POOL_SIZE = env.int("SANDBOX_POOL_SIZE", default=0, validate=Range(min=0))
 SANDBOX_POOL_MAX_AGE = env.int("SANDBOX_POOL_MAX_AGE", default=3600, validate=Range(min=60))  # seconds
 SANDBOX_ORPHAN_MIN_AGE = env.int("SANDBOX_ORPHAN_MIN_AGE", default=6 * 3600, validate=Range(min=0))  # seconds

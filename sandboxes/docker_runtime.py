@@ -17,6 +17,7 @@ from django.conf import settings
 
 from sandboxes import files
 from sandboxes.docker_exec import ExecConnection
+from sandboxes.freezer import Freezer
 from sandboxes.image import sandbox_image_tag
 from sandboxes.network import NetworkSettings, apply_egress_policy, ensure_network
 from sandboxes.runtime import CommandResult, CopyOutReport, OutputCallback
@@ -61,6 +62,7 @@ class SandboxConfig:
     copy_in_max_bytes: int
     copy_out_max_bytes: int
     copy_out_max_files: int
+    freeze_idle: bool = False
 
     @classmethod
     def from_settings(cls) -> SandboxConfig:
@@ -92,6 +94,7 @@ class SandboxConfig:
             copy_in_max_bytes=s.SANDBOX_COPY_IN_MAX_BYTES,
             copy_out_max_bytes=s.SANDBOX_COPY_OUT_MAX_BYTES,
             copy_out_max_files=s.SANDBOX_COPY_OUT_MAX_FILES,
+            freeze_idle=s.SANDBOX_FREEZE_IDLE,
         )
 
 
@@ -205,6 +208,10 @@ class DockerSandbox:
         self._lock = threading.Lock()  # one command at a time in the shell
         self._stopped = False
         self._removed = threading.Event()
+        # Frozen between commands while nothing of the agent's runs (sandboxes/freezer.py).
+        self._freezer: Freezer | None = None
+        self._freeze_lock = threading.Lock()
+        self._frozen = False
 
     @property
     def id(self) -> str:
@@ -215,6 +222,37 @@ class DockerSandbox:
             self._shell.start(timeout=self.config.start_timeout)
         except ShellUnavailable as exc:
             raise SandboxError(str(exc)) from exc
+        if self.config.freeze_idle:
+            self._freezer = self._find_freezer()
+            self._rest()
+
+    # -- freezing between commands -------------------------------------------
+    def _find_freezer(self) -> Freezer | None:
+        try:
+            pid = int(self._api.inspect_container(self.container_id)["State"].get("Pid") or 0)
+        except docker.errors.APIError:
+            return None
+        freezer = Freezer.for_container(pid, self.container_id)
+        if freezer is None:
+            logger.info("sandbox %s: its cgroup cannot be frozen here; it stays running between commands", self.name)
+        return freezer
+
+    def _rest(self) -> None:
+        """Freeze the sandbox if nothing runs in it but the shell."""
+        with self._freeze_lock:
+            if self._freezer is None or self._frozen or self._stopped or not self._shell.idle:
+                return
+            self._frozen = self._freezer.freeze()
+
+    def _wake(self) -> None:
+        with self._freeze_lock:
+            if self._frozen and self._freezer is not None:
+                self._freezer.thaw()
+                self._frozen = False
+
+    @property
+    def frozen(self) -> bool:
+        return self._frozen
 
     def rename(self, name: str) -> None:
         self._api.rename(self.container_id, name)
@@ -228,13 +266,17 @@ class DockerSandbox:
         with self._lock:
             if self._stopped:
                 return _unavailable("The sandbox has been stopped.", started)
+            self._wake()
             try:
                 return self._shell.run(command, timeout=timeout or self.config.command_timeout, on_output=on_output)
             except ShellUnavailable:
                 reason = self.exit_reason(settle_seconds=EXIT_STATE_SETTLE_SECONDS)
                 return _unavailable(f"The sandbox stopped ({reason}); no command can run.", started)
+            finally:
+                self._rest()
 
     def exec(self, argv: list[str], *, stdin: bytes | None = None, timeout: float = 60) -> tuple[int, bytes]:
+        self._wake()
         conn = ExecConnection.open(self._api, self.container_id, argv, stdin=stdin is not None)
         output = bytearray()
         try:
@@ -245,20 +287,26 @@ class DockerSandbox:
                 output += payload
         finally:
             conn.close()
+            self._rest()  # the exec'd process has ended: idle again if the shell was
         code = conn.exit_code()
         return (code if code is not None else -1), bytes(output)
 
     def write_files(self, files_to_write: Mapping[str, bytes], *, dest: str = "/testbed/input") -> None:
         archive = files.build_tar(files_to_write, self.config.copy_in_max_bytes)
+        self._wake()
         script = 'mkdir -p -- "$1" && exec tar -x --no-same-owner --no-same-permissions -C "$1" -f -'
         conn = ExecConnection.open(self._api, self.container_id, ["sh", "-c", script, "write-files", dest])
-        code, messages = files.write_files(conn, archive, timeout=max(60.0, len(archive) / 1e6))
+        try:
+            code, messages = files.write_files(conn, archive, timeout=max(60.0, len(archive) / 1e6))
+        finally:
+            self._rest()
         if code != 0:
             raise SandboxError(f"writing files to {dest} failed (exit {code}): {messages.strip()}")
 
     def copy_out(self, dest_dir: Path, *, src: str = "/testbed/output") -> CopyOutReport:
         # tar itself, no shell in front: one process start fewer under gVisor.
         argv = ["tar", "-c", "--format=gnu", "-f", "-", "-C", src, "."]
+        self._wake()
         conn = ExecConnection.open(self._api, self.container_id, argv, stdin=False)
         return files.read_tar_stream(
             conn,
@@ -272,10 +320,12 @@ class DockerSandbox:
         """Remove the container. A second caller (say, release() while a
         cancel's stop is under way in another thread) waits for the first, so
         that a process exiting right after never leaves the container behind."""
-        if self._stopped:
+        with self._freeze_lock:
+            already_stopping, self._stopped = self._stopped, True
+        if already_stopping:
             self._removed.wait(timeout=STOP_WAIT_SECONDS)
             return
-        self._stopped = True
+        self._wake()  # a frozen gVisor sandbox cannot answer the runtime's kill
         try:
             self._shell.close()
             self._api.remove_container(self.container_id, force=True)

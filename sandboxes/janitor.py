@@ -17,6 +17,7 @@ from django.conf import settings
 from django.utils.module_loading import import_string
 
 from sandboxes.docker_runtime import LABEL_RUN_ID, LABEL_SANDBOX
+from sandboxes.freezer import thaw_container
 from sandboxes.pool import POOL_NAME_PREFIX, POOL_OWNER_LABEL, RUN_NAME_PREFIX
 
 logger = logging.getLogger(__name__)
@@ -110,6 +111,7 @@ def sweep(
             continue
         if not dry_run:
             try:
+                thaw_container(summary["Id"], int(attrs["State"].get("Pid") or 0))  # a dead worker's may be frozen
                 client.api.remove_container(summary["Id"], force=True)
             except docker.errors.NotFound:
                 pass

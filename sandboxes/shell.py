@@ -54,7 +54,10 @@ for __atl_d in {STATE_DIR} {SAVED_OUTPUT_DIR} /testbed/input /testbed/output; do
   [ -d "$__atl_d" ] || {{ mkdir -p {STATE_DIR} {SAVED_OUTPUT_DIR} /testbed/input /testbed/output 2>/dev/null; break; }}
 done
 cd /testbed 2>/dev/null
-exec > >(exec tee -a {OUTPUT_LOG}) 2>&1
+# tee is started in the background of the process substitution, so it is not
+# the shell's child: a plain `wait` (as in `a & b & wait`) must not wait for it.
+exec > >({{ tee -a {OUTPUT_LOG} & }} 0<&0) 2>&1
+wait $! 2>/dev/null
 trap 'return 130 2>/dev/null' USR1
 __atl_run() {{ eval "$__atl_cmd" </dev/null; }}
 __atl_exec() {{
@@ -62,13 +65,18 @@ __atl_exec() {{
   printf '%s\n' "${{__atl_up/./}}" >{STATE_DIR}/t0
   : >{OUTPUT_LOG}
   __atl_run
-  printf '\n\036__ATL_%s:%s\n' "$1" "$?"
+  __atl_rc=$?
+  __atl_count
+  printf '\n\036__ATL_%s:%s:%s\n' "$1" "$__atl_rc" "$__atl_n"
 }}
+# How many processes the sandbox has (-1: cannot tell, say the agent turned globbing off).
+__atl_count() {{ __atl_p=(/proc/[0-9]*); if [ -e "$__atl_p" ]; then __atl_n=${{#__atl_p[@]}}; else __atl_n=-1; fi; }}
 __atl_save() {{
   grep -av $'^\036__ATL_' {OUTPUT_LOG} | sed '${{/^$/d}}' >"$1" 2>/dev/null
   printf '\n\036__ATL_%s:%s\n' "$2" "$?"
 }}
-printf '\036__ATL_READY:%s\n' "$$"
+__atl_count
+printf '\036__ATL_READY:%s:%s\n' "$$" "$__atl_n"
 """
 
 # Run from a second exec on timeout: tell the shell to abandon the command,
@@ -141,6 +149,7 @@ class _Framer:
         self.marker = f"\n{_RS}__ATL_{token}:"
         self.pending = ""
         self.status: int | None = None
+        self.processes: int | None = None  # in the sandbox when the command ended, if reported
         self.done = False
 
     def feed(self, text: str) -> str:
@@ -150,8 +159,9 @@ class _Framer:
             end = self.pending.find("\n", index + len(self.marker))
             released = self.pending[:index]
             if end >= 0:
-                code = self.pending[index + len(self.marker) : end]
-                self.status = int(code) if code.lstrip("-").isdigit() else None
+                code, _, processes = self.pending[index + len(self.marker) : end].partition(":")
+                self.status = _int_or_none(code)
+                self.processes = _int_or_none(processes)
                 self.done = True
                 self.pending = ""
             else:
@@ -164,6 +174,10 @@ class _Framer:
         return released
 
 
+def _int_or_none(text: str) -> int | None:
+    return int(text) if text.lstrip("-").isdigit() else None
+
+
 class PersistentShell:
     def __init__(self, api: Any, container_id: str, limits: ShellLimits) -> None:
         self._api = api
@@ -172,6 +186,9 @@ class PersistentShell:
         self._conn: ExecConnection | None = None
         self._pid: str = ""
         self._commands = 0
+        self._resting_processes: int | None = None  # the sandbox's processes with only the shell running
+        # True when the last command left nothing running: the sandbox may be frozen until the next one.
+        self.idle = False
 
     # -- lifecycle -------------------------------------------------------
     def start(self, timeout: float = 30.0) -> None:
@@ -193,7 +210,13 @@ class PersistentShell:
         except ExecClosed as exc:
             conn.close()
             raise ShellUnavailable(f"the shell exited while starting: {text[-500:]}") from exc
-        self._pid = text.rsplit(f"{_RS}__ATL_READY:", 1)[1].strip()
+        pid, _, processes = text.rsplit(f"{_RS}__ATL_READY:", 1)[1].strip().partition(":")
+        self._pid = pid
+        if self._resting_processes is None:
+            # Counted once, in the fresh sandbox: after a restart, jobs the old shell left behind count as work.
+            self._resting_processes = _int_or_none(processes)
+        count = _int_or_none(processes)
+        self.idle = count is not None and self._resting_processes is not None and 0 < count <= self._resting_processes
         self._conn = conn
 
     def close(self) -> None:
@@ -223,6 +246,7 @@ class PersistentShell:
             restarted_before = True
         assert self._conn is not None
         self._commands += 1
+        self.idle = False
         token = secrets.token_hex(8)
         collector = OutputCollector(self._limits.output_limit)
         streamed = 0
@@ -292,6 +316,12 @@ class PersistentShell:
         elif restarted_before:
             output = "[A new shell was started before this command; earlier shell state was reset.]\n" + output
         exit_code = None if (timed_out or shell_died) else framer.status
+        self.idle = (
+            not (timed_out or shell_died or restarted_before)
+            and framer.processes is not None
+            and self._resting_processes is not None
+            and 0 < framer.processes <= self._resting_processes
+        )
         return CommandResult(
             exit_code=exit_code,
             output=output,

@@ -47,6 +47,7 @@ def test_the_janitor_removes_sandboxes_of_ended_runs_and_keeps_active_ones(sandb
         {"atelier.run_id": "run-active", "atelier.owner": "janitor-test"}, name="atelier-run-run-active-1b"
     )
     try:
+        assert ended.frozen  # idle since its start: the janitor must thaw it to remove it
         removed = sweep(lambda run_id: run_id == "run-active", only_labels=MINE)
         assert "atelier-run-run-ended-1a" in {r.name for r in removed}
         names = _names()

@@ -40,6 +40,12 @@ def test_a_fresh_sandbox_has_its_folders_and_a_warm_plot_font_cache(sandbox):
     assert "building the font cache" not in plot.output.lower()
 
 
+def test_waiting_for_background_jobs_returns_when_they_end(sandbox):
+    result = sandbox.run_command("sleep 0.2 & sleep 0.4 & wait; echo all done", timeout=20)
+    assert not result.timed_out
+    assert (result.exit_code, result.output.splitlines()[-1]) == (0, "all done")
+
+
 def test_exit_code_and_stderr_are_returned(sandbox):
     result = sandbox.run_command("echo to-stderr >&2; false", timeout=30)
     assert result.exit_code == 1
