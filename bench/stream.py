@@ -14,6 +14,8 @@ OpenAI-compatible model in a separate process, and measures:
 - runs per minute for 20-step scripted runs, end to end: with the worker as
   deployed (WORKER_CONCURRENCY's default, 4 runs at once per core) and, for
   comparison, with one worker thread per latency-phase run (oversubscribed);
+  each step starts a process in the sandbox (`ls`); a last round uses shell
+  builtins only, which leaves the platform's own cost per run;
 - cancel: request -> the sandbox container is gone.
 
 Prints the figures and writes bench/results/stream.json.
@@ -47,14 +49,19 @@ STEPS = 20
 def serve_model(port_file: str) -> None:
     from tests.scripted_model import ScriptedModel, bash, submit
 
+    # Each step starts a process in the sandbox (`ls`), as real commands do; the
+    # "builtins" runs use shell builtins only: the platform's own cost per run.
     steps = [bash(f"echo step {i}; ls /testbed > /dev/null", f"Working on step {i}.") for i in range(1, STEPS)]
     steps.append(submit("done"))
+    builtin_steps = [bash(f"echo step {i}", f"Working on step {i}.") for i in range(1, STEPS)] + [submit("done")]
 
     def answer(body: dict[str, Any]) -> Any:
         done = sum(1 for m in body.get("messages", []) if m.get("role") == "assistant")
-        if "cancel me" in json.dumps(body.get("messages", [])[:3]):
+        brief = json.dumps(body.get("messages", [])[:3])
+        if "cancel me" in brief:
             return bash("sleep 300")
-        return steps[min(done, len(steps) - 1)]
+        script = builtin_steps if "builtins only" in brief else steps
+        return script[min(done, len(script) - 1)]
 
     server = ScriptedModel(exhausted=answer).start()
     Path(port_file).write_text(str(server.port))
@@ -400,10 +407,10 @@ def run_scenarios(
     if os.environ.get("BENCH_LATENCY_ONLY"):  # a quicker round while profiling
         return results
 
-    def throughput(worker_threads: int) -> dict[str, Any]:
+    def throughput(worker_threads: int, kind: str = "") -> dict[str, Any]:
         pids = {name: proc.popen.pid for name, proc in server.processes.items() if proc.popen is not None}
         cpu_before = cpu_snapshot(pids)
-        runs = [submit(f"throughput {n}") for n in range(throughput_runs)]
+        runs = [submit(f"throughput {n} {kind}") for n in range(throughput_runs)]
         started = time.monotonic()
         wait_final(runs)
         elapsed = time.monotonic() - started
@@ -427,6 +434,8 @@ def run_scenarios(
         restart_worker(None)
     results["throughput_20_step_runs"] = throughput(settings.CELERY_WORKER_CONCURRENCY)
     print("throughput", results["throughput_20_step_runs"], flush=True)
+    results["throughput_20_step_runs_builtins_only"] = throughput(settings.CELERY_WORKER_CONCURRENCY, "builtins only")
+    print("throughput builtins only", results["throughput_20_step_runs_builtins_only"], flush=True)
 
     cancel_ms: list[float] = []
     for _ in range(5):
