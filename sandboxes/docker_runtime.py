@@ -98,6 +98,7 @@ class SandboxConfig:
         )
 
 
+_unfreezable_logged = threading.Event()
 _network_lock = threading.Lock()
 _network_ready: set[str] = set()
 
@@ -233,8 +234,9 @@ class DockerSandbox:
         except docker.errors.APIError:
             return None
         freezer = Freezer.for_container(pid, self.container_id)
-        if freezer is None:
-            logger.info("sandbox %s: its cgroup cannot be frozen here; it stays running between commands", self.name)
+        if freezer is None and not _unfreezable_logged.is_set():
+            _unfreezable_logged.set()  # once per process: it holds for every sandbox of this worker
+            logger.info("sandbox cgroups cannot be frozen here (SANDBOX_FREEZE_IDLE needs write access to them)")
         return freezer
 
     def _rest(self) -> None:

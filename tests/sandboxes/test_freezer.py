@@ -10,6 +10,7 @@ import pytest
 
 from sandboxes.docker_runtime import DockerSandbox
 from sandboxes.freezer import Freezer
+from tests.sandboxes.helpers import start_with
 from tests.support import require
 
 pytestmark = pytest.mark.timeout(300)
@@ -87,6 +88,16 @@ def test_a_frozen_sandbox_stops_at_once(sandbox: DockerSandbox) -> None:
     assert time.monotonic() - started < 10
     with pytest.raises(docker.errors.NotFound):
         docker.from_env().containers.get(sandbox.id)
+
+
+def test_with_freezing_off_a_sandbox_stays_running(sandbox_image: str) -> None:
+    box = start_with(freeze_idle=False)
+    try:
+        assert box.run_command("echo hi", timeout=30).output == "hi\n"
+        assert not box.frozen
+        assert box._freezer is None
+    finally:
+        box.stop()
 
 
 # --- finding the freezer (no Docker needed) -------------------------------------
