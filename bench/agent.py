@@ -27,7 +27,6 @@ import itertools
 import json
 import os
 import platform
-import socket
 import statistics
 import subprocess
 import sys
@@ -193,7 +192,6 @@ def pooled(runs: list[dict[str, Any]]) -> dict[str, Any]:
 def machine() -> dict[str, Any]:
     engine = docker.from_env().version()
     return {
-        "hostname": socket.gethostname(),
         "cpus": os.cpu_count(),
         "python": platform.python_version(),
         "kernel": platform.release(),
