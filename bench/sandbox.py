@@ -11,6 +11,7 @@ Prints median and p90 (milliseconds) and writes bench/results/sandbox.json.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import platform
@@ -31,7 +32,7 @@ django.setup()
 
 from django.conf import settings  # noqa: E402
 
-from sandboxes.docker_runtime import start_sandbox  # noqa: E402
+from sandboxes.docker_runtime import SandboxConfig, start_sandbox  # noqa: E402
 from sandboxes.pool import WarmPool  # noqa: E402
 
 LABELS = {"atelier.owner": "bench", "atelier.run_id": "bench"}
@@ -66,19 +67,22 @@ def idle_cpu(sandboxes: int, seconds: float) -> dict[str, float]:
         return (machine_cpu_seconds() - before) / seconds
 
     machine = cpu_per_second()
-    boxes = [start_sandbox(LABELS) for _ in range(sandboxes)]
-    try:
-        for box in boxes:
-            box.run_command("true", timeout=30)  # idle after a command, as between agent steps
-        if not all(box.frozen for box in boxes):
-            sys.exit("sandboxes are not frozen: run as root with SANDBOX_FREEZE_IDLE=true")
-        frozen = cpu_per_second()
-        for box in boxes:
-            box._wake()
-        running = cpu_per_second()
-    finally:
-        for box in boxes:
-            box.stop()
+
+    def idle_sandboxes(freeze: bool) -> float:
+        config = dataclasses.replace(SandboxConfig.from_settings(), freeze_idle=freeze)
+        boxes = [start_sandbox(LABELS, config=config) for _ in range(sandboxes)]
+        try:
+            for box in boxes:
+                box.run_command("true", timeout=30)  # idle after a command, as between agent steps
+            if freeze and not all(box.frozen for box in boxes):
+                sys.exit("sandboxes are not frozen: run as root with SANDBOX_FREEZE_IDLE=true")
+            return cpu_per_second()
+        finally:
+            for box in boxes:
+                box.stop()
+
+    frozen = idle_sandboxes(freeze=True)
+    running = idle_sandboxes(freeze=False)
     return {
         "sandboxes": sandboxes,
         "machine_without_sandboxes_ms_per_s": round(machine * 1000, 1),

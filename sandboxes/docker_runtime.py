@@ -6,7 +6,8 @@ import logging
 import secrets
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -213,6 +214,7 @@ class DockerSandbox:
         self._freezer: Freezer | None = None
         self._freeze_lock = threading.Lock()
         self._frozen = False
+        self._users = 0  # operations under way (a command, an exec, a copy): never frozen meanwhile
 
     @property
     def id(self) -> str:
@@ -225,7 +227,8 @@ class DockerSandbox:
             raise SandboxError(str(exc)) from exc
         if self.config.freeze_idle:
             self._freezer = self._find_freezer()
-            self._rest()
+            with self._freeze_lock:
+                self._freeze_if_idle()
 
     # -- freezing between commands -------------------------------------------
     def _find_freezer(self) -> Freezer | None:
@@ -239,18 +242,29 @@ class DockerSandbox:
             logger.info("sandbox cgroups cannot be frozen here (SANDBOX_FREEZE_IDLE needs write access to them)")
         return freezer
 
-    def _rest(self) -> None:
-        """Freeze the sandbox if nothing runs in it but the shell."""
+    @contextmanager
+    def _in_use(self) -> Iterator[None]:
+        """Awake while anything (a command, an exec, a copy) uses the sandbox;
+        frozen again after the last use if nothing runs in it but the shell."""
         with self._freeze_lock:
-            if self._freezer is None or self._frozen or self._stopped or not self._shell.idle:
-                return
-            self._frozen = self._freezer.freeze()
+            self._users += 1
+            self._thaw()
+        try:
+            yield
+        finally:
+            with self._freeze_lock:
+                self._users -= 1
+                self._freeze_if_idle()
 
-    def _wake(self) -> None:
-        with self._freeze_lock:
-            if self._frozen and self._freezer is not None:
-                self._freezer.thaw()
-                self._frozen = False
+    def _freeze_if_idle(self) -> None:  # with _freeze_lock held
+        if self._freezer is None or self._frozen or self._stopped or self._users or not self._shell.idle:
+            return
+        self._frozen = self._freezer.freeze()
+
+    def _thaw(self) -> None:  # with _freeze_lock held
+        if self._frozen and self._freezer is not None:
+            self._freezer.thaw()
+            self._frozen = False
 
     @property
     def frozen(self) -> bool:
@@ -268,55 +282,49 @@ class DockerSandbox:
         with self._lock:
             if self._stopped:
                 return _unavailable("The sandbox has been stopped.", started)
-            self._wake()
-            try:
-                return self._shell.run(command, timeout=timeout or self.config.command_timeout, on_output=on_output)
-            except ShellUnavailable:
-                reason = self.exit_reason(settle_seconds=EXIT_STATE_SETTLE_SECONDS)
-                return _unavailable(f"The sandbox stopped ({reason}); no command can run.", started)
-            finally:
-                self._rest()
+            with self._in_use():
+                try:
+                    return self._shell.run(command, timeout=timeout or self.config.command_timeout, on_output=on_output)
+                except ShellUnavailable:
+                    reason = self.exit_reason(settle_seconds=EXIT_STATE_SETTLE_SECONDS)
+                    return _unavailable(f"The sandbox stopped ({reason}); no command can run.", started)
 
     def exec(self, argv: list[str], *, stdin: bytes | None = None, timeout: float = 60) -> tuple[int, bytes]:
-        self._wake()
-        conn = ExecConnection.open(self._api, self.container_id, argv, stdin=stdin is not None)
         output = bytearray()
-        try:
-            if stdin is not None:
-                conn.send(stdin)
-                conn.close_stdin()
-            for _, payload in conn.frames(time.monotonic() + timeout):
-                output += payload
-        finally:
-            conn.close()
-            self._rest()  # the exec'd process has ended: idle again if the shell was
+        with self._in_use():
+            conn = ExecConnection.open(self._api, self.container_id, argv, stdin=stdin is not None)
+            try:
+                if stdin is not None:
+                    conn.send(stdin)
+                    conn.close_stdin()
+                for _, payload in conn.frames(time.monotonic() + timeout):
+                    output += payload
+            finally:
+                conn.close()
         code = conn.exit_code()
         return (code if code is not None else -1), bytes(output)
 
     def write_files(self, files_to_write: Mapping[str, bytes], *, dest: str = "/testbed/input") -> None:
         archive = files.build_tar(files_to_write, self.config.copy_in_max_bytes)
-        self._wake()
         script = 'mkdir -p -- "$1" && exec tar -x --no-same-owner --no-same-permissions -C "$1" -f -'
-        conn = ExecConnection.open(self._api, self.container_id, ["sh", "-c", script, "write-files", dest])
-        try:
+        with self._in_use():
+            conn = ExecConnection.open(self._api, self.container_id, ["sh", "-c", script, "write-files", dest])
             code, messages = files.write_files(conn, archive, timeout=max(60.0, len(archive) / 1e6))
-        finally:
-            self._rest()
         if code != 0:
             raise SandboxError(f"writing files to {dest} failed (exit {code}): {messages.strip()}")
 
     def copy_out(self, dest_dir: Path, *, src: str = "/testbed/output") -> CopyOutReport:
         # tar itself, no shell in front: one process start fewer under gVisor.
         argv = ["tar", "-c", "--format=gnu", "-f", "-", "-C", src, "."]
-        self._wake()
-        conn = ExecConnection.open(self._api, self.container_id, argv, stdin=False)
-        return files.read_tar_stream(
-            conn,
-            dest_dir,
-            max_bytes=self.config.copy_out_max_bytes,
-            max_files=self.config.copy_out_max_files,
-            timeout=max(120.0, self.config.copy_out_max_bytes / 5e6),
-        )
+        with self._in_use():
+            conn = ExecConnection.open(self._api, self.container_id, argv, stdin=False)
+            return files.read_tar_stream(
+                conn,
+                dest_dir,
+                max_bytes=self.config.copy_out_max_bytes,
+                max_files=self.config.copy_out_max_files,
+                timeout=max(120.0, self.config.copy_out_max_bytes / 5e6),
+            )
 
     def stop(self) -> None:
         """Remove the container. A second caller (say, release() while a
@@ -324,10 +332,10 @@ class DockerSandbox:
         that a process exiting right after never leaves the container behind."""
         with self._freeze_lock:
             already_stopping, self._stopped = self._stopped, True
+            self._thaw()  # a frozen gVisor sandbox cannot answer the runtime's kill
         if already_stopping:
             self._removed.wait(timeout=STOP_WAIT_SECONDS)
             return
-        self._wake()  # a frozen gVisor sandbox cannot answer the runtime's kill
         try:
             self._shell.close()
             self._api.remove_container(self.container_id, force=True)
