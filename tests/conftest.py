@@ -1,5 +1,6 @@
 """Suite-wide fixtures. Area-specific fixtures live in tests/fixtures_*.py plugins."""
 
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -14,6 +15,23 @@ pytest_plugins = [
     "tests.fixtures_runs",  # runs area: a real Celery worker + beat + daphne (atelier_server, run_stack)
     "tests.fixtures_browser",  # web area: headless Chromium against the running stack (browser, web)
 ]
+
+
+@pytest.fixture(scope="session")
+def django_db_setup(django_db_setup: None, django_db_blocker: Any) -> Iterator[None]:
+    """pytest-django's test database, whose teardown cannot drop it while
+    connections of other threads (Channels' sync-to-async pool, agent threads)
+    are still open: end those first."""
+    yield
+    from django.db import connection
+
+    if connection.vendor != "postgresql":
+        return
+    with django_db_blocker.unblock(), connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+            " WHERE datname = current_database() AND pid <> pg_backend_pid()"
+        )
 
 
 @pytest.fixture(autouse=True)
