@@ -237,7 +237,8 @@ class RunExecution:
             log.exception("Run %s: could not store its last events", self.run.pk)
 
 
-CANCELLED_REASON = "Cancelled on request; the files made until then are kept."
+# Where the run ends cancelled; execute() replaces it with the reason naming who cancelled.
+CANCELLED_REASON = "Cancelled."
 
 
 def ending_for(outcome: AgentOutcome, limits: AgentLimits) -> Ending:
