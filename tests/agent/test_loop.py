@@ -4,6 +4,7 @@ an in-memory sandbox: what a person watching a run would see."""
 from __future__ import annotations
 
 import threading
+from typing import Any
 
 from tests.agent.fakes import FakeSandbox
 from tests.agent.helpers import client_for, run
@@ -205,6 +206,22 @@ def test_a_wrong_api_key_fails_at_once_with_a_clear_error(scripted_model: Script
     assert outcome.reason == "model_error"
     assert "refused the API key" in outcome.message
     assert len(scripted_model.chat_requests()) == 1
+
+
+def test_clients_of_different_workspaces_share_connections_but_never_keys(scripted_model: ScriptedModel) -> None:
+    from sandboxes.agent import model_client_for
+
+    scripted_model.play([bash("echo a"), bash("echo b"), submit("a"), submit("b")])
+    endpoint: dict[str, Any] = {"base_url": scripted_model.base_url, "model": scripted_model.model, "extra_body": {}}
+    first = model_client_for(api_key="key-of-team-a", **endpoint)
+    second = model_client_for(api_key="key-of-team-b", **endpoint)
+    for client in (first, second, first, second):
+        client.complete([{"role": "user", "content": "hi"}], [], on_text=lambda _: None, on_reasoning=lambda _: None)
+
+    keys = [r.headers["authorization"] for r in scripted_model.chat_requests()]
+    assert keys == ["Bearer key-of-team-a", "Bearer key-of-team-b"] * 2
+    # One kept-alive connection served all four requests: no new handshake per run.
+    assert len({r.client_port for r in scripted_model.chat_requests()}) == 1
 
 
 def test_an_unknown_model_fails_at_once_with_a_clear_error(scripted_model: ScriptedModel) -> None:
