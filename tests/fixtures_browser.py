@@ -88,7 +88,20 @@ class Web:
     def shot(self, page: Page, name: str, *, full_page: bool = True) -> Path:
         SCREENSHOTS.mkdir(exist_ok=True)
         path = SCREENSHOTS / f"{name}.png"
-        page.screenshot(path=str(path), full_page=full_page)
+        if full_page:  # load what is lazy below the fold, as a reader scrolling down would see it
+            for element in page.locator("[loading=lazy]").all():
+                element.scroll_into_view_if_needed()
+            page.wait_for_load_state("networkidle")
+            # A full-page capture leaves cross-origin frames (the artifact origin's) blank;
+            # a viewport as tall as the page shows them.
+            viewport = page.viewport_size or {"width": 1280, "height": 900}
+            height = int(page.evaluate("document.documentElement.scrollHeight"))
+            page.set_viewport_size({"width": viewport["width"], "height": height})
+            page.evaluate("window.scrollTo(0, 0)")
+            page.screenshot(path=str(path))
+            page.set_viewport_size(viewport)
+            return path
+        page.screenshot(path=str(path))
         return path
 
     def requested(self, fragment: str) -> list[str]:
