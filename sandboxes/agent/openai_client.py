@@ -14,6 +14,7 @@ import logging
 import os
 import threading
 from collections.abc import Iterator
+from http.cookiejar import CookieJar, DefaultCookiePolicy
 from typing import Any
 
 import httpx2
@@ -55,12 +56,15 @@ def shared_http_client() -> httpx2.Client:
     """One HTTP client per process for every model endpoint: building one per
     run costs about 30 ms of CPU (its TLS context loads the CA bundle), and a
     shared pool keeps connections to an endpoint alive from run to run. Keys
-    and timeouts travel with each request, so sharing it leaks nothing
-    between workspaces. Rebuilt after a fork (a pool must not cross one)."""
+    and timeouts travel with each request, and it keeps no cookies (a
+    gateway's session cookie for one workspace's key must never ride along
+    with another's), so sharing it leaks nothing between workspaces. Rebuilt
+    after a fork (a pool must not cross one)."""
     global _shared_http
     with _shared_http_lock:
         if _shared_http is None or _shared_http[0] != os.getpid():
-            _shared_http = (os.getpid(), openai.DefaultHttpx2Client())
+            no_cookies = CookieJar(policy=DefaultCookiePolicy(allowed_domains=[]))
+            _shared_http = (os.getpid(), openai.DefaultHttpx2Client(cookies=no_cookies))
         return _shared_http[1]
 
 

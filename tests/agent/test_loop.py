@@ -224,6 +224,22 @@ def test_clients_of_different_workspaces_share_connections_but_never_keys(script
     assert len({r.client_port for r in scripted_model.chat_requests()}) == 1
 
 
+def test_a_cookie_one_workspace_received_never_reaches_another(scripted_model: ScriptedModel) -> None:
+    from sandboxes.agent import model_client_for
+
+    # A gateway in front of the model may set a session cookie for team A's key.
+    session = {"retry-after": "0.01", "set-cookie": "gateway_session=team-a; Path=/"}
+    scripted_model.play([http_error(429, "slow down", headers=session), submit("a"), submit("b")])
+    endpoint: dict[str, Any] = {"base_url": scripted_model.base_url, "model": scripted_model.model, "extra_body": {}}
+    for key in ("key-of-team-a", "key-of-team-b"):
+        client = model_client_for(api_key=key, backoff_initial=0.01, **endpoint)
+        client.complete([{"role": "user", "content": "hi"}], [], on_text=lambda _: None, on_reasoning=lambda _: None)
+
+    requests = scripted_model.chat_requests()
+    assert [r.headers["authorization"] for r in requests] == ["Bearer key-of-team-a"] * 2 + ["Bearer key-of-team-b"]
+    assert all("cookie" not in r.headers for r in requests)
+
+
 def test_an_unknown_model_fails_at_once_with_a_clear_error(scripted_model: ScriptedModel) -> None:
     from sandboxes.agent import model_client_for
 
