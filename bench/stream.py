@@ -336,10 +336,10 @@ def run_scenarios(
 ) -> dict[str, Any]:
     from django.conf import settings
 
-    from creations.events import store_events
+    from creations.events.store import store_events
     from creations.models import FINAL_STATUSES, Run, RunStatus
-    from creations.services import creation_submit, run_cancel
-    from creations.transitions import run_finish
+    from creations.runs.services import creation_submit, run_cancel
+    from creations.runs.state import run_finish
     from tests.fixtures_accounts import make_user
     from tests.runs.helpers import run_containers
     from workspaces.models import ModelEndpoint, Role

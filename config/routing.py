@@ -2,7 +2,7 @@
 
 from django.urls import URLPattern, URLResolver, path
 
-from creations.consumers import RunEventsConsumer
+from creations.events.consumer import RunEventsConsumer
 
 websocket_urlpatterns: list[URLPattern | URLResolver] = [
     path("ws/runs/<int:run_id>/", RunEventsConsumer.as_asgi()),

@@ -56,7 +56,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
-    "creations.page_security.PlatformCSPMiddleware",
+    "creations.web.csp.PlatformCSPMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -282,9 +282,9 @@ RUN_BRIEF_MAX_CHARS = env.int("RUN_BRIEF_MAX_CHARS", default=20_000, validate=Ra
 RUN_INPUT_MAX_FILES = env.int("RUN_INPUT_MAX_FILES", default=20, validate=Range(min=0))
 RUN_INPUT_MAX_BYTES = env.int("RUN_INPUT_MAX_BYTES", default=100 * 1024 * 1024, validate=Range(min=1))  # all files
 # The sandbox janitor asks the runs which sandboxes are still needed (unless set otherwise).
-SANDBOX_RUN_ACTIVE_CHECK = SANDBOX_RUN_ACTIVE_CHECK or "creations.reaper.run_is_active"
+SANDBOX_RUN_ACTIVE_CHECK = SANDBOX_RUN_ACTIVE_CHECK or "creations.runs.reaper.run_is_active"
 CELERY_BEAT_SCHEDULE["runs-reaper"] = {
-    "task": "creations.tasks.reap_stale_runs",
+    "task": "creations.runs.tasks.reap_stale_runs",
     "schedule": RUN_REAPER_INTERVAL,
     "options": {"expires": RUN_REAPER_INTERVAL},  # no pile-up while no worker is up
 }
@@ -318,7 +318,7 @@ PREVIEW_MAX_INPUT_BYTES = env.int("PREVIEW_MAX_INPUT_BYTES", default=200 * 1024 
 PREVIEW_WIDTH = env.int("PREVIEW_WIDTH", default=640, validate=Range(min=64, max=4096))
 PREVIEW_CHROMIUM = env.str("PREVIEW_CHROMIUM", default="chromium")
 PREVIEW_SOUNDFONT = env.str("PREVIEW_SOUNDFONT", default="/usr/share/sounds/sf2/FluidR3_GM.sf2")
-MIDDLEWARE.insert(1, "creations.artifact_origin.ArtifactOriginMiddleware")  # host-based dispatch, first
+MIDDLEWARE.insert(1, "creations.artifacts.origin.ArtifactOriginMiddleware")  # host-based dispatch, first
 
 # --- Logging ---
 LOG_LEVEL = env.str("LOG_LEVEL", default="INFO", validate=OneOf(["DEBUG", "INFO", "WARNING", "ERROR"]))

@@ -10,6 +10,5 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("accounts/signup/", workspace_views.signup, name="signup"),
     path("accounts/", include("django.contrib.auth.urls")),
-    path("w/<slug:slug>/", workspace_views.workspace_dashboard, name="workspace_dashboard"),
     path("", include("creations.urls")),
 ]

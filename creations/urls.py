@@ -1,21 +1,22 @@
+"""The platform's pages for workspaces' creations, runs, artifacts and galleries."""
+
 from django.urls import path
 
-from creations import run_views, views, views_export, views_gallery
+from creations.web.views import artifacts, creations, dashboard, exports, gallery, runs
 
 urlpatterns = [
-    # Web (issue 6): pages, galleries, downloads.
-    path("w/<slug:slug>/new/", views.creation_new, name="creation_new"),
-    path("w/<slug:slug>/gallery/", views_gallery.workspace_gallery, name="workspace_gallery"),
-    path("gallery/", views_gallery.public_gallery, name="public_gallery"),
-    path("creations/<int:pk>/", views.creation_detail, name="creation_detail"),
-    path("creations/<int:pk>/rerun/", views.creation_rerun, name="creation_rerun"),
-    path("creations/<int:pk>/fork/", views.creation_fork_view, name="creation_fork"),
-    path("runs/<int:pk>/", views.run_detail, name="run_detail"),
-    path("runs/<int:pk>/artifacts/", views.run_artifacts, name="run_artifacts"),
-    path("runs/<int:pk>/artifacts.zip", views_export.run_download_zip, name="run_download_zip"),
-    path("runs/<int:pk>/trajectory.json", views_export.run_trajectory_json, name="run_trajectory_json"),
-    path("artifacts/<int:pk>/", views.artifact_detail, name="artifact_detail"),
-    # Runs (issue 5): cancel, and the full text behind a capped event.
-    path("runs/<int:pk>/cancel/", run_views.run_cancel_view, name="run_cancel"),
-    path("runs/<int:pk>/events/<int:seq>/<slug:field>/", run_views.run_event_overflow, name="run_event_overflow"),
+    path("w/<slug:slug>/", dashboard.workspace_dashboard, name="workspace_dashboard"),
+    path("w/<slug:slug>/new/", creations.creation_new, name="creation_new"),
+    path("w/<slug:slug>/gallery/", gallery.workspace_gallery, name="workspace_gallery"),
+    path("gallery/", gallery.public_gallery, name="public_gallery"),
+    path("creations/<int:pk>/", creations.creation_detail, name="creation_detail"),
+    path("creations/<int:pk>/rerun/", creations.creation_rerun, name="creation_rerun"),
+    path("creations/<int:pk>/fork/", creations.creation_fork_view, name="creation_fork"),
+    path("runs/<int:pk>/", runs.run_detail, name="run_detail"),
+    path("runs/<int:pk>/artifacts/", runs.run_artifacts, name="run_artifacts"),
+    path("runs/<int:pk>/cancel/", runs.run_cancel_view, name="run_cancel"),
+    path("runs/<int:pk>/events/<int:seq>/<slug:field>/", runs.run_event_overflow, name="run_event_overflow"),
+    path("runs/<int:pk>/artifacts.zip", exports.run_download_zip, name="run_download_zip"),
+    path("runs/<int:pk>/trajectory.json", exports.run_trajectory_json, name="run_trajectory_json"),
+    path("artifacts/<int:pk>/", artifacts.artifact_detail, name="artifact_detail"),
 ]

@@ -10,8 +10,8 @@ from django.contrib.auth.models import User
 from django.core.files.base import ContentFile
 from django.utils import timezone
 
+from creations.artifacts.sniff import sniff_bytes
 from creations.models import Artifact, Creation, Run, RunEvent, RunStatus, Visibility
-from creations.sniff import sniff_bytes
 from workspaces.models import Workspace
 
 
@@ -50,7 +50,7 @@ def add_artifact(run: Run, output: Output, *, previews: bool = False) -> Artifac
     artifact.file.save(output.path.rsplit("/", 1)[-1], ContentFile(output.data), save=False)
     artifact.save()
     if previews:
-        from creations.previews import make_previews
+        from creations.artifacts.previews import make_previews
 
         make_previews(artifact)
         artifact.refresh_from_db()

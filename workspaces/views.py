@@ -5,7 +5,6 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods
 
 from workspaces.forms import SignUpForm
-from workspaces.permissions import workspace_membership_or_404
 from workspaces.selectors import workspaces_for_user
 
 
@@ -28,17 +27,3 @@ def home(request: HttpRequest) -> HttpResponse:
     if workspace is None:
         return render(request, "workspaces/no_workspace.html")
     return redirect(workspace)
-
-
-@login_required
-def workspace_dashboard(request: HttpRequest, slug: str) -> HttpResponse:
-    membership = workspace_membership_or_404(slug=slug, user=request.user)
-    workspace = membership.workspace
-    from creations.selectors import dashboard_context  # the creations app owns runs and artifacts
-
-    context = {
-        "workspace": workspace,
-        "membership": membership,
-        **dashboard_context(workspace=workspace, user=request.user),
-    }
-    return render(request, "workspaces/dashboard.html", context)

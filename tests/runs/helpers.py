@@ -10,7 +10,7 @@ import docker
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 from creations.models import FINAL_STATUSES, Run, RunEvent, Visibility
-from creations.services import creation_submit
+from creations.runs.services import creation_submit
 from tests.fixtures_accounts import Team
 from tests.scripted_model import ScriptedModel, ScriptEntry
 from workspaces.models import ModelEndpoint

@@ -11,9 +11,9 @@ import pytest
 from django.core.files.storage import default_storage
 from django.db import connection
 
-from creations.events import EventRecorder, store_events
+from creations.events.store import EventRecorder, store_events
 from creations.models import Run, RunEvent, RunStatus
-from creations.transitions import run_finish
+from creations.runs.state import run_finish
 from tests.fixtures_accounts import Team
 from tests.runs.factories import make_run
 

@@ -9,15 +9,15 @@ from typing import Any
 import pytest
 from django.utils import timezone
 
-from creations import reaper
 from creations.models import RunEvent, RunStatus
+from creations.runs import reaper
 from tests.fixtures_accounts import Team
 from tests.runs.factories import make_run
 
 
 @pytest.fixture
 def enqueued(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    from creations.tasks import run_creation
+    from creations.runs.tasks import run_creation
 
     sent: list[int] = []
     monkeypatch.setattr(run_creation, "delay", lambda run_id: sent.append(run_id))

@@ -10,7 +10,7 @@ import pytest
 from django.test import Client
 
 from creations.models import Artifact, RunStatus
-from creations.reaper import WORKER_LOST_REASON
+from creations.runs.reaper import WORKER_LOST_REASON
 from tests.fixtures_accounts import Team
 from tests.fixtures_runs import AtelierServer
 from tests.runs.helpers import (
@@ -78,7 +78,7 @@ def test_cancel_stops_the_sandbox_and_keeps_the_files_made_so_far(
 def test_cancelling_a_queued_run_ends_it_before_any_sandbox_starts(
     run_stack: AtelierServer, team: Team, scripted_model: ScriptedModel
 ) -> None:
-    from creations.services import run_cancel
+    from creations.runs.services import run_cancel
 
     endpoint = scripted_endpoint(team, scripted_model, [submit_reply()])
     run_stack.kill_worker()  # nobody picks it up meanwhile

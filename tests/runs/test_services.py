@@ -10,7 +10,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 
 from creations.models import Creation, InputFile, Run, RunStatus, Visibility
-from creations.services import creation_fork, creation_submit, run_cancel, run_rerun
+from creations.runs.services import creation_fork, creation_submit, run_cancel, run_rerun
 from tests.fixtures_accounts import Team
 from tests.runs.factories import make_run
 from workspaces.models import ModelEndpoint
@@ -28,7 +28,7 @@ def test_submitting_writes_a_queued_run_and_enqueues_it_after_commit(
     team: Team, django_capture_on_commit_callbacks: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     enqueued: list[int] = []
-    monkeypatch.setattr("creations.tasks.run_creation.delay", enqueued.append)
+    monkeypatch.setattr("creations.runs.tasks.run_creation.delay", enqueued.append)
     with django_capture_on_commit_callbacks(execute=False) as callbacks:
         run = _submit(team, files=[SimpleUploadedFile("../../etc/data.csv", b"a,b\n1,2\n")], title=" Jazz ")
         assert enqueued == []  # not before commit

@@ -7,8 +7,8 @@ import wave
 import pytest
 from PIL import Image
 
+from creations.artifacts.sniff import sniff_bytes
 from creations.models import ArtifactKind
-from creations.sniff import sniff_bytes
 
 
 def _image(fmt: str) -> bytes:

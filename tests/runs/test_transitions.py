@@ -8,7 +8,7 @@ import pytest
 from django.db import connection
 
 from creations.models import RunEvent, RunStatus
-from creations.transitions import run_finish, run_mark_running, run_mark_starting
+from creations.runs.state import run_finish, run_mark_running, run_mark_starting
 from tests.fixtures_accounts import Team
 from tests.runs.factories import make_run
 

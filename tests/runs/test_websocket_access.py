@@ -7,9 +7,9 @@ from websockets.exceptions import InvalidStatus
 from websockets.sync.client import connect
 from websockets.typing import Origin
 
-from creations.events import store_events
+from creations.events.store import store_events
 from creations.models import RunStatus, Visibility
-from creations.transitions import run_finish
+from creations.runs.state import run_finish
 from tests.fixtures_accounts import Team
 from tests.fixtures_runs import AtelierServer
 from tests.runs.factories import make_run

@@ -8,8 +8,8 @@ import pytest
 from django.contrib.auth.models import AnonymousUser, User
 from django.test import Client
 
-from creations.artifact_display import artifact_displays
-from creations.artifact_origin import grant_sign
+from creations.artifacts.display import artifact_displays
+from creations.artifacts.origin import grant_sign
 from creations.models import Artifact, Visibility
 from tests.artifact_builders import Output, finished_run
 from tests.fixtures_accounts import Team

@@ -107,7 +107,7 @@ def test_a_member_submits_a_brief_and_lands_on_the_live_run(team: Team, client: 
 
 
 def test_a_starter_brief_fills_the_form_without_javascript(team: Team, client: Client) -> None:
-    from creations.starters import starters
+    from creations.web.starters import starters
 
     available = starters()
     assert len(available) == 5, "the five showcase kinds have starter briefs"
@@ -118,7 +118,7 @@ def test_a_starter_brief_fills_the_form_without_javascript(team: Team, client: C
 
 
 def test_a_starter_with_inputs_attaches_them(team: Team, client: Client) -> None:
-    from creations.starters import starters
+    from creations.web.starters import starters
 
     starter = next((s for s in starters() if s.inputs), None)
     if starter is None:

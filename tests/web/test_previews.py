@@ -90,7 +90,7 @@ def test_garbage_gets_no_preview_and_no_error(team: Team) -> None:
 
 def test_a_tool_that_runs_too_long_is_stopped(team: Team, settings: Any) -> None:
     require(has_executable("ffmpeg"), "ffmpeg is not installed")
-    from creations.preview_tools import PreviewToolError, run_tool
+    from creations.artifacts.preview_tools import PreviewToolError, run_tool
 
     settings.PREVIEW_TIMEOUT = 1
     with pytest.raises(PreviewToolError, match="longer than"):

@@ -1,6 +1,6 @@
 """Markdown and code artifacts are rendered into platform pages without anything active left in them."""
 
-from creations.renderers import decode_text, render_code, render_markdown, resolve_relative
+from creations.artifacts.renderers import decode_text, render_code, render_markdown, resolve_relative
 from tests.media_samples import hostile_markdown
 
 

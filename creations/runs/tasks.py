@@ -9,8 +9,8 @@ from celery.signals import worker_process_init, worker_ready
 from django.conf import settings
 from django.db import OperationalError, connection
 
-from creations import reaper
-from creations.execution import run_execute
+from creations.runs import reaper
+from creations.runs.execution import run_execute
 
 
 # acks_late + reject_on_worker_lost: a task whose worker dies is not lost; a

@@ -2,8 +2,8 @@
 
 from django.urls import path
 
-from creations import artifact_views
+from creations.artifacts import serving
 
 urlpatterns = [
-    path("r/<str:token>/<path:path>", artifact_views.artifact_serve, name="artifact_serve"),
+    path("r/<str:token>/<path:path>", serving.artifact_serve, name="artifact_serve"),
 ]

@@ -2,7 +2,7 @@
 
 Artifacts are written by a model that may have been prompt-injected, so they
 never share an origin (or cookies) with the platform. Requests whose Host is the
-artifact host are routed to `creations.artifact_urls` (only artifact routes);
+artifact host are routed to `creations.artifacts.urls` (only artifact routes);
 every other request uses the platform's URLconf, which has no artifact route.
 Artifact URLs carry a signed, expiring token naming the run and the viewer.
 """
@@ -18,7 +18,7 @@ from django.core import signing
 from django.core.exceptions import DisallowedHost
 from django.http import HttpRequest, HttpResponse
 
-ARTIFACT_URLCONF = "creations.artifact_urls"
+ARTIFACT_URLCONF = "creations.artifacts.urls"
 _SALT = "atelier.artifact-url"
 
 

@@ -16,9 +16,9 @@ from django.conf import settings
 from django.core.files import File
 from PIL import Image, ImageOps
 
-from creations.html_snapshot import html_screenshot
+from creations.artifacts.html_snapshot import html_screenshot
+from creations.artifacts.preview_tools import PreviewToolError, run_tool
 from creations.models import Artifact, ArtifactKind
-from creations.preview_tools import PreviewToolError, run_tool
 
 logger = logging.getLogger(__name__)
 MAX_IMAGE_PIXELS = 80_000_000  # larger images are refused (decompression bombs)

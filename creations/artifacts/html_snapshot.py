@@ -17,8 +17,8 @@ from pathlib import Path
 
 from django.conf import settings
 
-from creations.artifact_headers import html_csp
-from creations.preview_tools import run_tool
+from creations.artifacts.headers import html_csp
+from creations.artifacts.preview_tools import run_tool
 
 PAGE_URL = "http://artifact.invalid/index.html"
 VIEWPORT = (1280, 800)

@@ -35,7 +35,7 @@ from django.core.files.storage import default_storage
 from django.db import close_old_connections, connection, transaction
 from django.utils import timezone
 
-from creations.announce import announce
+from creations.events.announce import announce
 from creations.models import ACTIVE_STATUSES, Run, RunEvent
 
 log = logging.getLogger(__name__)

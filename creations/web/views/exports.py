@@ -10,25 +10,17 @@ import zipfile
 
 from django.core.serializers.json import DjangoJSONEncoder
 from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
-from django.shortcuts import get_object_or_404
 from django.views.decorators.http import require_GET
 
-from creations.artifact_headers import content_disposition
-from creations.models import Run
-from creations.permissions import creation_viewable_or_404
-from creations.selectors import run_events_export
-from creations.streaming import file_chunks
-
-
-def _run_for_viewer(request: HttpRequest, pk: int) -> Run:
-    run = get_object_or_404(Run.objects.select_related("creation__workspace"), pk=pk)
-    creation_viewable_or_404(creation=run.creation, user=request.user)
-    return run
+from creations.access import run_for_viewer_or_404
+from creations.artifacts.headers import content_disposition
+from creations.artifacts.streaming import file_chunks
+from creations.web.selectors import run_events_export
 
 
 @require_GET
 def run_download_zip(request: HttpRequest, pk: int) -> StreamingHttpResponse:
-    run = _run_for_viewer(request, pk)
+    run = run_for_viewer_or_404(pk=pk, user=request.user).run
     spool = tempfile.TemporaryFile()  # noqa: SIM115  (closed by the streaming body)
     with zipfile.ZipFile(spool, "w", compression=zipfile.ZIP_DEFLATED) as archive:
         for artifact in run.artifacts.all():
@@ -48,7 +40,7 @@ def run_download_zip(request: HttpRequest, pk: int) -> StreamingHttpResponse:
 
 @require_GET
 def run_trajectory_json(request: HttpRequest, pk: int) -> HttpResponse:
-    run = _run_for_viewer(request, pk)
+    run = run_for_viewer_or_404(pk=pk, user=request.user).run
     body = json.dumps(run_events_export(run=run), cls=DjangoJSONEncoder, ensure_ascii=False, indent=2)
     return HttpResponse(
         body,

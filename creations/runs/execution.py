@@ -20,11 +20,11 @@ from typing import Any
 from django.conf import settings
 from django.db.models import F
 
-from creations.events import EventRecorder
-from creations.ingest import artifact_summary, ingest_outputs
+from creations.artifacts.ingest import artifact_summary, ingest_outputs
+from creations.events.store import EventRecorder
 from creations.models import Creation, Run, RunStatus
-from creations.supervision import RunSupervisor
-from creations.transitions import cancelled_reason, run_finish, run_mark_running, run_mark_starting
+from creations.runs.state import cancelled_reason, run_finish, run_mark_running, run_mark_starting
+from creations.runs.supervision import RunSupervisor
 from sandboxes.agent import AgentEvent, AgentLimits, AgentOutcome, ModelClient, run_agent
 from sandboxes.docker_runtime import LABEL_RUN_ID
 from sandboxes.runtime import Sandbox

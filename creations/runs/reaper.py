@@ -25,7 +25,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from creations.models import ACTIVE_STATUSES, Run, RunStatus
-from creations.transitions import run_finish
+from creations.runs.state import run_finish
 
 log = logging.getLogger(__name__)
 
@@ -64,7 +64,7 @@ def reap_stale_runs() -> list[int]:
 
 def reap_stuck_queued_runs() -> list[int]:
     """Enqueue long-queued runs once more; end those queued too long. Returns the ids ended."""
-    from creations.tasks import run_creation
+    from creations.runs.tasks import run_creation
 
     now = timezone.now()
     queued = Run.objects.filter(status=RunStatus.QUEUED)

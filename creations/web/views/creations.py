@@ -1,4 +1,4 @@
-"""Pages: new creation, live run, creation, artifact. Thin: parse, call a service, render."""
+"""A creation's pages: new, detail, run again, fork. Thin: parse, call a service, render."""
 
 from django.conf import settings
 from django.contrib import messages
@@ -7,17 +7,17 @@ from django.contrib.auth.models import User
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db.models import Prefetch
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, redirect, render
+from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from creations.artifact_display import artifact_displays
-from creations.forms import CreationForm, ForkForm
-from creations.models import Artifact, Creation, Run
-from creations.page_security import with_platform_csp
-from creations.permissions import creation_viewable_or_404, membership_for_creation
-from creations.selectors import run_trajectory
-from creations.services import creation_fork, creation_submit, run_rerun
-from creations.starters import starter_get, starters
+from creations.access import creation_for_viewer_or_404
+from creations.artifacts.display import artifact_displays
+from creations.models import Creation, Run
+from creations.runs.services import creation_fork, creation_submit, run_rerun
+from creations.web.csp import with_platform_csp
+from creations.web.forms import CreationForm, ForkForm
+from creations.web.selectors import run_trajectory
+from creations.web.starters import starter_get, starters
 from workspaces.permissions import workspace_membership_or_404
 
 
@@ -86,56 +86,25 @@ def creation_new(request: HttpRequest, slug: str) -> HttpResponse:
     return render(request, "creations/creation_new.html", {**context, "form": form}, status=status)
 
 
-def _run_for_viewer(request: HttpRequest, pk: int) -> Run:
-    run = get_object_or_404(Run.objects.select_related("creation__workspace", "creation__author"), pk=pk)
-    creation_viewable_or_404(creation=run.creation, user=request.user)
-    return run
-
-
-@with_platform_csp
-@require_GET
-def run_detail(request: HttpRequest, pk: int) -> HttpResponse:
-    run = _run_for_viewer(request, pk)
-    membership = membership_for_creation(creation=run.creation, user=request.user)
-    context = {
-        "run": run,
-        "creation": run.creation,
-        "workspace": run.creation.workspace if membership else None,
-        "can_create": bool(membership and membership.can_create),
-        "trajectory": run_trajectory(run=run) if run.is_final else None,
-        "artifacts": artifact_displays(run.artifacts.all(), user=request.user) if run.is_final else [],
-    }
-    return render(request, "creations/run_detail.html", context)
-
-
-@with_platform_csp
-@require_GET
-def run_artifacts(request: HttpRequest, pk: int) -> HttpResponse:
-    """The artifacts of a run, as a fragment the live page swaps in when they are collected."""
-    run = _run_for_viewer(request, pk)
-    displays = artifact_displays(run.artifacts.all(), user=request.user)
-    return render(request, "creations/_artifact_grid.html", {"artifacts": displays, "run": run})
-
-
 @with_platform_csp
 @require_GET
 def creation_detail(request: HttpRequest, pk: int) -> HttpResponse:
-    creation = get_object_or_404(
-        Creation.objects.select_related("workspace", "author", "model_endpoint", "forked_from").prefetch_related(
-            Prefetch("runs", queryset=Run.objects.order_by("-created_at"))
-        ),
+    viewing = creation_for_viewer_or_404(
         pk=pk,
+        user=request.user,
+        queryset=Creation.objects.select_related(
+            "workspace", "author", "model_endpoint", "forked_from"
+        ).prefetch_related(Prefetch("runs", queryset=Run.objects.order_by("-created_at"))),
     )
-    creation_viewable_or_404(creation=creation, user=request.user)
+    creation = viewing.creation
     runs = list(creation.runs.all())
     selected = next((r for r in runs if str(r.pk) == request.GET.get("run")), runs[0] if runs else None)
-    membership = membership_for_creation(creation=creation, user=request.user)
     context = {
         "creation": creation,
         "runs": runs,
         "run": selected,
-        "workspace": creation.workspace if membership else None,
-        "can_create": bool(membership and membership.can_create),
+        "workspace": creation.workspace if viewing.is_member else None,
+        "can_create": viewing.can_create,
         "inputs": list(creation.inputs.all()),
         "artifacts": artifact_displays(
             selected.artifacts.all() if selected else [], user=request.user, render_documents=True
@@ -149,8 +118,7 @@ def creation_detail(request: HttpRequest, pk: int) -> HttpResponse:
 @login_required
 @require_POST
 def creation_rerun(request: HttpRequest, pk: int) -> HttpResponse:
-    creation = get_object_or_404(Creation.objects.select_related("workspace"), pk=pk)
-    creation_viewable_or_404(creation=creation, user=request.user)
+    creation = creation_for_viewer_or_404(pk=pk, user=request.user).creation
     try:
         run = run_rerun(creation=creation, user=_signed_in(request))
     except PermissionDenied as error:
@@ -163,8 +131,7 @@ def creation_rerun(request: HttpRequest, pk: int) -> HttpResponse:
 @with_platform_csp
 @require_POST
 def creation_fork_view(request: HttpRequest, pk: int) -> HttpResponse:
-    creation = get_object_or_404(Creation.objects.select_related("workspace"), pk=pk)
-    creation_viewable_or_404(creation=creation, user=request.user)
+    creation = creation_for_viewer_or_404(pk=pk, user=request.user).creation
     form = ForkForm(request.POST)
     if form.is_valid():
         try:
@@ -178,19 +145,3 @@ def creation_fork_view(request: HttpRequest, pk: int) -> HttpResponse:
             return redirect(run)
     messages.error(request, "The fork was not started: " + " ".join(str(e) for e in form.errors.get("brief", [])))
     return redirect(creation)
-
-
-@with_platform_csp
-@require_GET
-def artifact_detail(request: HttpRequest, pk: int) -> HttpResponse:
-    artifact = get_object_or_404(Artifact.objects.select_related("run__creation__workspace"), pk=pk)
-    creation_viewable_or_404(creation=artifact.run.creation, user=request.user)
-    (display,) = artifact_displays([artifact], user=request.user, render_documents=True)
-    membership = membership_for_creation(creation=artifact.run.creation, user=request.user)
-    context = {
-        "display": display,
-        "artifact": artifact,
-        "creation": artifact.run.creation,
-        "workspace": artifact.run.creation.workspace if membership else None,
-    }
-    return render(request, "creations/artifact_detail.html", context)

@@ -8,9 +8,9 @@ from django.conf import settings
 from django.contrib.auth.models import AnonymousUser, User
 from django.utils.safestring import SafeString
 
-from creations.artifact_origin import grant_sign
+from creations.artifacts.origin import grant_sign
+from creations.artifacts.renderers import decode_text, render_code, render_markdown, resolve_relative
 from creations.models import Artifact, ArtifactKind
-from creations.renderers import decode_text, render_code, render_markdown, resolve_relative
 
 FRAMED_KINDS = {ArtifactKind.HTML, ArtifactKind.MAP}
 DOCUMENT_KINDS = {ArtifactKind.MARKDOWN, ArtifactKind.TEXT}

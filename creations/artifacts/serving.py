@@ -1,4 +1,4 @@
-"""Serving artifact files on the artifact origin (see creations.artifact_origin).
+"""Serving artifact files on the artifact origin (see creations.artifacts.origin).
 
 No session exists here: the signed token in the URL names the run and the viewer,
 and the viewer's right to see the creation is checked again on every request, so
@@ -12,12 +12,12 @@ from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpRespons
 from django.http.response import HttpResponseBase
 from django.views.decorators.http import require_safe
 
-from creations.artifact_headers import content_disposition, serving_rule
-from creations.artifact_origin import grant_unsign
-from creations.http_range import ByteRange, RangeNotSatisfiable, parse_range
+from creations.access import can_view_creation
+from creations.artifacts.headers import content_disposition, serving_rule
+from creations.artifacts.http_range import ByteRange, RangeNotSatisfiable, parse_range
+from creations.artifacts.origin import grant_unsign
+from creations.artifacts.streaming import file_chunks
 from creations.models import Artifact
-from creations.permissions import can_view_creation
-from creations.streaming import file_chunks
 
 VARIANTS = ("file", "preview", "rendition")
 

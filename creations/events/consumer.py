@@ -25,10 +25,10 @@ from channels.db import DatabaseSyncToAsync
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.conf import settings
 
-from creations.announce import run_group
-from creations.events import event_wire
+from creations.access import can_view_creation
+from creations.events.announce import run_group
+from creations.events.store import event_wire
 from creations.models import Run, RunEvent
-from creations.permissions import can_view_creation
 
 log = logging.getLogger(__name__)
 

@@ -15,7 +15,7 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
-from creations.events import announce_events, insert_events_locked, store_events
+from creations.events.store import announce_events, insert_events_locked, store_events
 from creations.models import ACTIVE_STATUSES, FINAL_STATUSES, Run, RunStatus
 
 STATUS_EVENT = "status"

@@ -2,7 +2,7 @@
 
 Files are stored through Django's storage API (local disk or S3), with a kind
 and content type sniffed from their content. Previews are made when the web
-side provides `creations.previews.make_previews`; a preview that fails is
+side provides `creations.artifacts.previews.make_previews`; a preview that fails is
 logged and never fails the run.
 """
 
@@ -16,8 +16,8 @@ from typing import Any
 from django.core.files import File
 from django.db import IntegrityError, transaction
 
+from creations.artifacts.sniff import sniff_file
 from creations.models import Artifact, Run
-from creations.sniff import sniff_file
 from sandboxes.runtime import CopiedFile
 
 log = logging.getLogger(__name__)
@@ -67,9 +67,9 @@ def _store_one(run: Run, copied: CopiedFile) -> Artifact | None:
 
 def _previews_maker() -> Callable[[Artifact], Any] | None:
     try:
-        module = importlib.import_module("creations.previews")
+        module = importlib.import_module("creations.artifacts.previews")
     except ModuleNotFoundError as error:
-        if error.name != "creations.previews":
+        if error.name != "creations.artifacts.previews":
             log.exception("Previews are unavailable")
         return None
     maker = getattr(module, "make_previews", None)

@@ -1,4 +1,4 @@
-"""Views for a running trajectory: cancel, and the full text behind a capped event."""
+"""A run's pages: the live run, its artifacts fragment, cancel, and the full text behind a capped event."""
 
 from __future__ import annotations
 
@@ -6,19 +6,48 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.core.files.storage import default_storage
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse, JsonResponse
-from django.shortcuts import get_object_or_404, redirect
+from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
+from creations.access import run_for_viewer_or_404
+from creations.artifacts.display import artifact_displays
 from creations.models import Run, RunEvent
-from creations.permissions import creation_viewable_or_404
-from creations.services import run_cancel
+from creations.runs.services import run_cancel
+from creations.web.csp import with_platform_csp
+from creations.web.selectors import run_trajectory
+
+
+@with_platform_csp
+@require_GET
+def run_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    viewing = run_for_viewer_or_404(
+        pk=pk, user=request.user, queryset=Run.objects.select_related("creation__workspace", "creation__author")
+    )
+    run = viewing.run
+    context = {
+        "run": run,
+        "creation": run.creation,
+        "workspace": run.creation.workspace if viewing.is_member else None,
+        "can_create": viewing.can_create,
+        "trajectory": run_trajectory(run=run) if run.is_final else None,
+        "artifacts": artifact_displays(run.artifacts.all(), user=request.user) if run.is_final else [],
+    }
+    return render(request, "creations/run_detail.html", context)
+
+
+@with_platform_csp
+@require_GET
+def run_artifacts(request: HttpRequest, pk: int) -> HttpResponse:
+    """The artifacts of a run, as a fragment the live page swaps in when they are collected."""
+    run = run_for_viewer_or_404(pk=pk, user=request.user).run
+    displays = artifact_displays(run.artifacts.all(), user=request.user)
+    return render(request, "creations/_artifact_grid.html", {"artifacts": displays, "run": run})
 
 
 @login_required
 @require_POST
 def run_cancel_view(request: HttpRequest, pk: int) -> HttpResponse:
-    run = get_object_or_404(Run.objects.select_related("creation__workspace"), pk=pk)
-    creation_viewable_or_404(creation=run.creation, user=request.user)
+    run = run_for_viewer_or_404(pk=pk, user=request.user).run
     try:
         cancelling = run_cancel(run=run, user=request.user)
     except PermissionDenied:
@@ -35,8 +64,7 @@ def run_cancel_view(request: HttpRequest, pk: int) -> HttpResponse:
 @require_GET
 def run_event_overflow(request: HttpRequest, pk: int, seq: int, field: str) -> FileResponse:
     """The whole text of an event field that was too long to store inline, as plain text."""
-    run = get_object_or_404(Run.objects.select_related("creation"), pk=pk)
-    creation_viewable_or_404(creation=run.creation, user=request.user)
+    run = run_for_viewer_or_404(pk=pk, user=request.user).run
     event = get_object_or_404(RunEvent, run=run, seq=seq)
     overflow = (event.payload or {}).get("overflow") or {}
     entry = overflow.get(field) if isinstance(overflow, dict) else None

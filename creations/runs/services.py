@@ -20,10 +20,10 @@ from django.core.files.uploadedfile import UploadedFile
 from django.db import transaction
 from django.utils import timezone
 
+from creations.access import can_view_creation
 from creations.models import ACTIVE_STATUSES, Creation, InputFile, Run, RunStatus, Visibility
-from creations.permissions import can_view_creation
-from creations.supervision import publish_cancel
-from creations.transitions import cancelled_reason, run_finish
+from creations.runs.state import cancelled_reason, run_finish
+from creations.runs.supervision import publish_cancel
 from workspaces.models import Membership, ModelEndpoint, Workspace
 from workspaces.selectors import membership_get
 
@@ -101,7 +101,7 @@ def _clean_files(files: Sequence[UploadedFile]) -> list[tuple[str, UploadedFile]
 
 
 def _enqueue(run: Run) -> None:
-    from creations.tasks import run_creation
+    from creations.runs.tasks import run_creation
 
     run_id = run.pk
     transaction.on_commit(lambda: run_creation.delay(run_id))

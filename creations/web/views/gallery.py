@@ -7,10 +7,10 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
-from creations.artifact_display import artifact_displays
-from creations.forms import GalleryFilterForm
-from creations.page_security import with_platform_csp
-from creations.selectors import gallery_artifacts
+from creations.artifacts.display import artifact_displays
+from creations.web.csp import with_platform_csp
+from creations.web.forms import GalleryFilterForm
+from creations.web.selectors import gallery_artifacts
 from workspaces.models import Workspace
 from workspaces.permissions import workspace_membership_or_404
 

@@ -1,0 +1,104 @@
+"""Who may see a creation, its runs and its artifacts: the one permission check.
+
+Members of the creation's workspace see it, except another member's private
+creation; anyone sees a public one. Every page, download, websocket and
+artifact URL asks here, so a rule changes in one place. Outsiders get a 404,
+never a hint that the object exists.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.contrib.auth.models import AnonymousUser, User
+from django.db.models import QuerySet
+from django.http import Http404
+
+from creations.models import Artifact, Creation, Run, Visibility
+from workspaces.models import Membership
+from workspaces.selectors import membership_get
+
+AnyUser = User | AnonymousUser
+
+
+def creation_visible(*, creation: Creation, user: AnyUser, membership: Membership | None) -> bool:
+    """The rule itself, for a membership the caller already has (None: not a member)."""
+    if creation.visibility == Visibility.PUBLIC:
+        return True
+    if membership is None:
+        return False
+    if creation.visibility == Visibility.PRIVATE:
+        return creation.author_id == user.pk
+    return True
+
+
+def can_view_creation(*, creation: Creation, user: AnyUser) -> bool:
+    membership = membership_get(workspace=creation.workspace_id, user=user)
+    return creation_visible(creation=creation, user=user, membership=membership)
+
+
+@dataclass(frozen=True)
+class Viewing:
+    """An object a viewer may see, with the viewer's membership of its workspace (fetched once)."""
+
+    membership: Membership | None
+
+    @property
+    def is_member(self) -> bool:
+        return self.membership is not None
+
+    @property
+    def can_create(self) -> bool:
+        return bool(self.membership and self.membership.can_create)
+
+
+@dataclass(frozen=True)
+class CreationViewing(Viewing):
+    creation: Creation
+
+
+@dataclass(frozen=True)
+class RunViewing(Viewing):
+    run: Run
+
+
+@dataclass(frozen=True)
+class ArtifactViewing(Viewing):
+    artifact: Artifact
+
+
+def _membership_if_visible(creation: Creation, user: AnyUser) -> Membership | None:
+    membership = membership_get(workspace=creation.workspace_id, user=user)
+    if not creation_visible(creation=creation, user=user, membership=membership):
+        raise Http404("No such creation.")
+    return membership
+
+
+def creation_for_viewer_or_404(
+    *, pk: int, user: AnyUser, queryset: QuerySet[Creation] | None = None
+) -> CreationViewing:
+    creation = (
+        (queryset if queryset is not None else Creation.objects.select_related("workspace")).filter(pk=pk).first()
+    )
+    if creation is None:
+        raise Http404("No such creation.")
+    return CreationViewing(creation=creation, membership=_membership_if_visible(creation, user))
+
+
+def run_for_viewer_or_404(*, pk: int, user: AnyUser, queryset: QuerySet[Run] | None = None) -> RunViewing:
+    run = (
+        (queryset if queryset is not None else Run.objects.select_related("creation__workspace")).filter(pk=pk).first()
+    )
+    if run is None:
+        raise Http404("No such run.")
+    return RunViewing(run=run, membership=_membership_if_visible(run.creation, user))
+
+
+def artifact_for_viewer_or_404(
+    *, pk: int, user: AnyUser, queryset: QuerySet[Artifact] | None = None
+) -> ArtifactViewing:
+    queryset = queryset if queryset is not None else Artifact.objects.select_related("run__creation__workspace")
+    artifact = queryset.filter(pk=pk).first()
+    if artifact is None:
+        raise Http404("No such artifact.")
+    return ArtifactViewing(artifact=artifact, membership=_membership_if_visible(artifact.run.creation, user))
