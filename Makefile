@@ -19,6 +19,7 @@ help:
 	@echo "make run    - install what is missing, then serve Atelier at http://localhost:8000"
 	@echo "make test   - install what is missing, then ruff, mypy and pytest (PostgreSQL, Redis, gVisor, Chromium)"
 	@echo "make bench  - run the benchmarks in bench/"
+	@echo "make lint   - ruff, and the import contracts in pyproject.toml (which way imports may run)"
 
 venv: $(VENV)/.installed
 $(VENV)/.installed: pyproject.toml
@@ -42,6 +43,7 @@ run: venv system-run sandbox-image
 
 lint: venv
 	$(VENV)/bin/ruff check .
+	$(VENV)/bin/lint-imports --no-cache
 
 typecheck: venv
 	$(VENV)/bin/mypy .

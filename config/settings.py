@@ -15,6 +15,8 @@ from django.core.exceptions import ImproperlyConfigured
 from environs import Env, EnvValidationError
 from marshmallow.validate import OneOf, Range
 
+from sandboxes.agent.config import DEFAULTS as AGENT_DEFAULTS
+
 # Lets generic Django classes be subscripted at runtime (admin.ModelAdmin[Model]).
 django_stubs_ext.monkeypatch()
 
@@ -80,9 +82,7 @@ TEMPLATES = [
 ]
 
 # --- Database ---
-DATABASES = {
-    "default": env.dj_db_url("DATABASE_URL", default=f"sqlite:///{BASE_DIR / 'db.sqlite3'}", conn_max_age=60)
-}
+DATABASES = {"default": env.dj_db_url("DATABASE_URL", default=f"sqlite:///{BASE_DIR / 'db.sqlite3'}", conn_max_age=60)}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # --- Redis, Celery, Channels ---
@@ -200,7 +200,9 @@ SANDBOX_TMP_SIZE = env.str("SANDBOX_TMP_SIZE", default="512m")
 SANDBOX_HOME_SIZE = env.str("SANDBOX_HOME_SIZE", default="256m")
 SANDBOX_TESTBED_SIZE = env.str("SANDBOX_TESTBED_SIZE", default="1g")
 SANDBOX_START_TIMEOUT = env.float("SANDBOX_START_TIMEOUT", default=60.0, validate=Range(min=1))
-SANDBOX_COMMAND_TIMEOUT = env.float("SANDBOX_COMMAND_TIMEOUT", default=180.0, validate=Range(min=1))
+SANDBOX_COMMAND_TIMEOUT = env.float(
+    "SANDBOX_COMMAND_TIMEOUT", default=AGENT_DEFAULTS["SANDBOX_COMMAND_TIMEOUT"], validate=Range(min=1)
+)
 SANDBOX_OUTPUT_LIMIT = env.int("SANDBOX_OUTPUT_LIMIT", default=16_000, validate=Range(min=1000))  # chars the model sees
 # Characters of a command's output streamed live (the rest is still saved in the sandbox).
 SANDBOX_STREAM_LIMIT = env.int("SANDBOX_STREAM_LIMIT", default=1_000_000, validate=Range(min=1000))
@@ -229,14 +231,30 @@ CELERY_BEAT_SCHEDULE["sandboxes-janitor"] = {
 
 # --- Agent ---
 # (model client and agent loop)
-AGENT_MAX_STEPS = env.int("AGENT_MAX_STEPS", default=40, validate=Range(min=1))  # default per-run step limit
-AGENT_MAX_WALL_SECONDS = env.float("AGENT_MAX_WALL_SECONDS", default=1800.0, validate=Range(min=10))
-AGENT_MODEL_TIMEOUT = env.float("AGENT_MODEL_TIMEOUT", default=120.0, validate=Range(min=1))  # s without a byte
-AGENT_MODEL_CONNECT_TIMEOUT = env.float("AGENT_MODEL_CONNECT_TIMEOUT", default=10.0, validate=Range(min=0.1))
-AGENT_MODEL_RETRIES = env.int("AGENT_MODEL_RETRIES", default=4, validate=Range(min=0, max=20))
-AGENT_MODEL_BACKOFF_INITIAL = env.float("AGENT_MODEL_BACKOFF_INITIAL", default=0.5, validate=Range(min=0))
-AGENT_MODEL_BACKOFF_MAX = env.float("AGENT_MODEL_BACKOFF_MAX", default=20.0, validate=Range(min=0))
-AGENT_DEMO_TYPING_DELAY = env.float("AGENT_DEMO_TYPING_DELAY", default=0.0, validate=Range(min=0, max=1))  # s per piece
+AGENT_MAX_STEPS = env.int(
+    "AGENT_MAX_STEPS", default=AGENT_DEFAULTS["AGENT_MAX_STEPS"], validate=Range(min=1)
+)  # default per-run step limit
+AGENT_MAX_WALL_SECONDS = env.float(
+    "AGENT_MAX_WALL_SECONDS", default=AGENT_DEFAULTS["AGENT_MAX_WALL_SECONDS"], validate=Range(min=10)
+)
+AGENT_MODEL_TIMEOUT = env.float(
+    "AGENT_MODEL_TIMEOUT", default=AGENT_DEFAULTS["AGENT_MODEL_TIMEOUT"], validate=Range(min=1)
+)  # s without a byte
+AGENT_MODEL_CONNECT_TIMEOUT = env.float(
+    "AGENT_MODEL_CONNECT_TIMEOUT", default=AGENT_DEFAULTS["AGENT_MODEL_CONNECT_TIMEOUT"], validate=Range(min=0.1)
+)
+AGENT_MODEL_RETRIES = env.int(
+    "AGENT_MODEL_RETRIES", default=AGENT_DEFAULTS["AGENT_MODEL_RETRIES"], validate=Range(min=0, max=20)
+)
+AGENT_MODEL_BACKOFF_INITIAL = env.float(
+    "AGENT_MODEL_BACKOFF_INITIAL", default=AGENT_DEFAULTS["AGENT_MODEL_BACKOFF_INITIAL"], validate=Range(min=0)
+)
+AGENT_MODEL_BACKOFF_MAX = env.float(
+    "AGENT_MODEL_BACKOFF_MAX", default=AGENT_DEFAULTS["AGENT_MODEL_BACKOFF_MAX"], validate=Range(min=0)
+)
+AGENT_DEMO_TYPING_DELAY = env.float(
+    "AGENT_DEMO_TYPING_DELAY", default=AGENT_DEFAULTS["AGENT_DEMO_TYPING_DELAY"], validate=Range(min=0, max=1)
+)  # s per piece
 
 # --- Runs ---
 # (orchestration, events, streaming)

@@ -6,6 +6,14 @@ from django.urls import reverse
 from workspaces.fields import EncryptedTextField
 
 
+def default_run_max_steps() -> int:
+    return int(settings.AGENT_MAX_STEPS)
+
+
+def default_run_max_seconds() -> int:
+    return int(settings.AGENT_MAX_WALL_SECONDS)
+
+
 class Workspace(models.Model):
     """A team (or one person's personal space) that owns creations and models."""
 
@@ -15,9 +23,10 @@ class Workspace(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     members = models.ManyToManyField(settings.AUTH_USER_MODEL, through="Membership", related_name="workspaces")
 
-    # Per-run limits applied when a creation does not ask for less.
-    run_max_steps = models.PositiveIntegerField(default=40)
-    run_max_seconds = models.PositiveIntegerField(default=1800)
+    # Per-run limits applied when a creation does not ask for less; new workspaces
+    # start from the agent's defaults (AGENT_MAX_STEPS, AGENT_MAX_WALL_SECONDS).
+    run_max_steps = models.PositiveIntegerField(default=default_run_max_steps)
+    run_max_seconds = models.PositiveIntegerField(default=default_run_max_seconds)
     run_max_tokens = models.PositiveIntegerField(default=2_000_000)
 
     class Meta:

@@ -1,21 +1,20 @@
 """Turning the files a run left in /testbed/output into Artifacts.
 
 Files are stored through Django's storage API (local disk or S3), with a kind
-and content type sniffed from their content. Previews are made when the web
-side provides `creations.artifacts.previews.make_previews`; a preview that fails is
-logged and never fails the run.
+and content type sniffed from their content, then previewed; a preview that
+fails is logged and never fails the run.
 """
 
 from __future__ import annotations
 
-import importlib
 import logging
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from typing import Any
 
 from django.core.files import File
 from django.db import IntegrityError, transaction
 
+from creations.artifacts.previews import make_previews
 from creations.artifacts.sniff import sniff_file
 from creations.models import Artifact, Run
 from sandboxes.runtime import CopiedFile
@@ -32,13 +31,11 @@ def ingest_outputs(*, run: Run, files: Iterable[CopiedFile]) -> list[Artifact]:
         artifact = _store_one(run, copied)
         if artifact is not None:
             artifacts.append(artifact)
-    make_previews = _previews_maker()
-    if make_previews is not None:
-        for artifact in artifacts:
-            try:
-                make_previews(artifact)
-            except Exception:  # a preview is a nicety; the artifact itself is what counts
-                log.exception("Preview failed for artifact %s of run %s", artifact.pk, run.pk)
+    for artifact in artifacts:
+        try:
+            make_previews(artifact)
+        except Exception:  # a preview is a nicety; the artifact itself is what counts
+            log.exception("Preview failed for artifact %s of run %s", artifact.pk, run.pk)
     return artifacts
 
 
@@ -63,17 +60,6 @@ def _store_one(run: Run, copied: CopiedFile) -> Artifact | None:
         log.info("Run %s: artifact %s already stored", run.pk, path)
         return None
     return artifact
-
-
-def _previews_maker() -> Callable[[Artifact], Any] | None:
-    try:
-        module = importlib.import_module("creations.artifacts.previews")
-    except ModuleNotFoundError as error:
-        if error.name != "creations.artifacts.previews":
-            log.exception("Previews are unavailable")
-        return None
-    maker = getattr(module, "make_previews", None)
-    return maker if callable(maker) else None
 
 
 def artifact_summary(artifact: Artifact) -> dict[str, Any]:

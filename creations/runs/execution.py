@@ -17,13 +17,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from django.conf import settings
-from django.db.models import F
-
 from creations.artifacts.ingest import artifact_summary, ingest_outputs
 from creations.events.store import EventRecorder
 from creations.models import Creation, Run, RunStatus
-from creations.runs.state import cancelled_reason, run_finish, run_mark_running, run_mark_starting
+from creations.runs.limits import effective_limits
+from creations.runs.state import cancelled_reason, run_add_usage, run_finish, run_mark_running, run_mark_starting
 from creations.runs.supervision import RunSupervisor
 from sandboxes.agent import AgentEvent, AgentLimits, AgentOutcome, ModelClient, run_agent
 from sandboxes.docker_runtime import LABEL_RUN_ID
@@ -38,21 +36,6 @@ RUN_ID_LABEL = LABEL_RUN_ID  # names the sandbox after the run; the janitor and 
 class Ending:
     status: str
     reason: str
-
-
-def run_limits(creation: Creation) -> AgentLimits:
-    """The creation's limits where it asks for less than its workspace allows."""
-    workspace = creation.workspace
-    steps = min(creation.max_steps or workspace.run_max_steps, workspace.run_max_steps)
-    seconds = min(creation.max_seconds or workspace.run_max_seconds, workspace.run_max_seconds)
-    seconds = min(seconds, settings.RUN_MAX_SECONDS_CEILING)
-    tokens = min(creation.max_tokens or workspace.run_max_tokens, workspace.run_max_tokens)
-    return AgentLimits(
-        max_steps=steps,
-        max_tokens=tokens,
-        max_wall_seconds=float(seconds),
-        command_timeout=float(settings.SANDBOX_COMMAND_TIMEOUT),
-    )
 
 
 def model_for(creation: Creation) -> ModelClient:
@@ -93,7 +76,7 @@ class RunExecution:
         self._sandbox_lock = threading.Lock()
         self._sandbox_stopped = False
         self.supervisor = RunSupervisor(run_id, on_stop_sandbox=self._stop_sandbox)
-        self.limits = run_limits(self.creation)
+        self.limits = effective_limits(self.creation)
         self.usage: dict[str, Any] = {}
         self._acquired_at: float | None = None
 
@@ -178,11 +161,11 @@ class RunExecution:
     def _on_agent_event(self, event: AgentEvent) -> None:
         self.recorder.record(event.kind, event.payload)
         if event.kind == "usage":
-            # Live counters, so the page and quotas see usage before the run ends.
-            Run.objects.filter(pk=self.run.pk).update(
-                prompt_tokens=F("prompt_tokens") + int(event.payload.get("prompt_tokens") or 0),
-                completion_tokens=F("completion_tokens") + int(event.payload.get("completion_tokens") or 0),
-                steps=max(int(event.payload.get("step") or 0), 0),
+            run_add_usage(
+                run_id=self.run.pk,
+                prompt_tokens=int(event.payload.get("prompt_tokens") or 0),
+                completion_tokens=int(event.payload.get("completion_tokens") or 0),
+                steps=int(event.payload.get("step") or 0),
             )
 
     def _collect_outputs(self, sandbox: Sandbox) -> None:

@@ -25,7 +25,8 @@ from django.db.models import Q
 from django.utils import timezone
 
 from creations.models import ACTIVE_STATUSES, Run, RunStatus
-from creations.runs.state import run_finish
+from creations.runs import queue
+from creations.runs.state import IN_FLIGHT_STATUSES, run_finish, run_mark_requeued
 
 log = logging.getLogger(__name__)
 
@@ -44,7 +45,7 @@ QUEUE_LOST_REASON = (
 
 def stale_runs() -> list[int]:
     cutoff = timezone.now() - timedelta(seconds=settings.RUN_STALE_AFTER_SECONDS)
-    in_flight = Run.objects.filter(status__in=[RunStatus.STARTING, RunStatus.RUNNING])
+    in_flight = Run.objects.filter(status__in=IN_FLIGHT_STATUSES)
     stale = in_flight.filter(Q(heartbeat_at__lt=cutoff) | Q(heartbeat_at__isnull=True, started_at__lt=cutoff))
     return list(stale.values_list("pk", flat=True))
 
@@ -53,8 +54,9 @@ def reap_stale_runs() -> list[int]:
     """End stale runs as failed and remove their sandboxes; returns the ids reaped."""
     reaped = []
     for run_id in stale_runs():
-        statuses = [RunStatus.STARTING, RunStatus.RUNNING]
-        if run_finish(run_id=run_id, status=RunStatus.FAILED, reason=WORKER_LOST_REASON, from_statuses=statuses):
+        if run_finish(
+            run_id=run_id, status=RunStatus.FAILED, reason=WORKER_LOST_REASON, from_statuses=IN_FLIGHT_STATUSES
+        ):
             log.warning("Reaped run %s: its worker stopped sending heartbeats.", run_id)
             reaped.append(run_id)
     if reaped:
@@ -64,17 +66,15 @@ def reap_stale_runs() -> list[int]:
 
 def reap_stuck_queued_runs() -> list[int]:
     """Enqueue long-queued runs once more; end those queued too long. Returns the ids ended."""
-    from creations.runs.tasks import run_creation
-
     now = timezone.now()
     queued = Run.objects.filter(status=RunStatus.QUEUED)
     requeue_cutoff = now - timedelta(seconds=settings.RUN_QUEUED_REQUEUE_AFTER_SECONDS)
     for run_id in queued.filter(created_at__lt=requeue_cutoff, reason="").values_list("pk", flat=True):
         # The conditional UPDATE makes the re-enqueue happen once, whoever else reaps.
-        if Run.objects.filter(pk=run_id, status=RunStatus.QUEUED, reason="").update(reason=REQUEUED_REASON):
+        if run_mark_requeued(run_id=run_id, reason=REQUEUED_REASON):
             log.warning("Run %s was still queued; enqueuing it again.", run_id)
             try:
-                run_creation.delay(run_id)
+                queue.enqueue_run(run_id)
             except Exception as error:  # the broker is down: the run is ended later if it stays queued
                 log.warning("Could not enqueue run %s again: %s", run_id, error)
     ended = []

@@ -7,9 +7,6 @@ looks for a run that is not there yet.
 
 from __future__ import annotations
 
-import posixpath
-import re
-import unicodedata
 from collections.abc import Sequence
 
 from django.conf import settings
@@ -18,17 +15,18 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.core.files.base import ContentFile
 from django.core.files.uploadedfile import UploadedFile
 from django.db import transaction
-from django.utils import timezone
 
 from creations.access import can_view_creation
 from creations.models import ACTIVE_STATUSES, Creation, InputFile, Run, RunStatus, Visibility
-from creations.runs.state import cancelled_reason, run_finish
+from creations.runs import queue
+from creations.runs.inputs import clean_input_files
+from creations.runs.limits import clean_requested_limits, fit_limits
+from creations.runs.state import cancelled_reason, run_create_queued, run_finish, run_request_cancel
 from creations.runs.supervision import publish_cancel
 from workspaces.models import Membership, ModelEndpoint, Workspace
 from workspaces.selectors import membership_get
 
 AnyUser = User | AnonymousUser
-_SAFE_NAME = re.compile(r"[^\w.\- ()+,@=]")
 
 
 # --- checks ----------------------------------------------------------------
@@ -50,16 +48,6 @@ def _clean_brief(brief: str) -> str:
     return brief
 
 
-def _clean_limit(name: str, value: int | None, ceiling: int) -> int | None:
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ValidationError({name: "Give a whole number of at least 1, or leave it empty."})
-    if value > ceiling:
-        raise ValidationError({name: f"This workspace allows at most {ceiling}."})
-    return value
-
-
 def _clean_endpoint(workspace: Workspace, endpoint: ModelEndpoint | None) -> ModelEndpoint | None:
     if endpoint is None:
         return None
@@ -70,41 +58,13 @@ def _clean_endpoint(workspace: Workspace, endpoint: ModelEndpoint | None) -> Mod
     return endpoint
 
 
-def clean_input_name(raw: str) -> str:
-    """A plain file name for /testbed/input: no directories, no dot files, no control characters."""
-    name = unicodedata.normalize("NFC", posixpath.basename((raw or "").replace("\\", "/"))).strip()
-    name = _SAFE_NAME.sub("_", name).lstrip(".")[:200]
-    if not name:
-        raise ValidationError({"files": f"The file name {raw[:80]!r} cannot be used; rename the file."})
-    return name
-
-
-def _clean_files(files: Sequence[UploadedFile]) -> list[tuple[str, UploadedFile]]:
-    if len(files) > settings.RUN_INPUT_MAX_FILES:
-        raise ValidationError({"files": f"Attach at most {settings.RUN_INPUT_MAX_FILES} files."})
-    total = sum(f.size or 0 for f in files)
-    if total > settings.RUN_INPUT_MAX_BYTES:
-        limit_mb = settings.RUN_INPUT_MAX_BYTES // (1024 * 1024)
-        raise ValidationError({"files": f"The files are too large together (at most {limit_mb} MB)."})
-    cleaned: list[tuple[str, UploadedFile]] = []
-    seen: set[str] = set()
-    for upload in files:
-        name = clean_input_name(upload.name or "")
-        if name in seen:
-            raise ValidationError({"files": f"Two files are named {name!r}; rename one of them."})
-        seen.add(name)
-        cleaned.append((name, upload))
-    return cleaned
-
-
 # --- services ----------------------------------------------------------------
 
 
-def _enqueue(run: Run) -> None:
-    from creations.runs.tasks import run_creation
-
-    run_id = run.pk
-    transaction.on_commit(lambda: run_creation.delay(run_id))
+def _queue_new_run(creation: Creation) -> Run:
+    run = run_create_queued(creation=creation)
+    queue.enqueue_run_on_commit(run.pk)
+    return run
 
 
 @transaction.atomic
@@ -132,13 +92,11 @@ def creation_submit(
         brief=_clean_brief(brief),
         visibility=visibility,
         model_endpoint=_clean_endpoint(workspace, model_endpoint),
-        max_steps=_clean_limit("max_steps", max_steps, workspace.run_max_steps),
-        max_seconds=_clean_limit(
-            "max_seconds", max_seconds, min(workspace.run_max_seconds, settings.RUN_MAX_SECONDS_CEILING)
+        **clean_requested_limits(
+            workspace=workspace, max_steps=max_steps, max_seconds=max_seconds, max_tokens=max_tokens
         ),
-        max_tokens=_clean_limit("max_tokens", max_tokens, workspace.run_max_tokens),
     )
-    cleaned_files = _clean_files(files)
+    cleaned_files = clean_input_files(files)
     creation.save()
     for name, upload in cleaned_files:
         input_file = InputFile(
@@ -146,9 +104,7 @@ def creation_submit(
         )
         input_file.file.save(name, upload, save=False)
         input_file.save()
-    run = Run.objects.create(creation=creation)
-    _enqueue(run)
-    return run
+    return _queue_new_run(creation)
 
 
 def run_cancel(*, run: Run, user: AnyUser) -> bool:
@@ -157,10 +113,7 @@ def run_cancel(*, run: Run, user: AnyUser) -> bool:
     if not can_view_creation(creation=run.creation, user=user):
         raise PermissionDenied("You cannot see this run.")
     _creator_membership(workspace=run.creation.workspace, user=user)
-    with transaction.atomic():
-        asked = Run.objects.filter(pk=run.pk, status__in=ACTIVE_STATUSES, cancel_requested_at__isnull=True).update(
-            cancel_requested_at=timezone.now(), cancelled_by=user if user.is_authenticated else None
-        )
+    asked = run_request_cancel(run_id=run.pk, user=user)
     if run_finish(
         run_id=run.pk,
         status=RunStatus.CANCELLED,
@@ -170,7 +123,7 @@ def run_cancel(*, run: Run, user: AnyUser) -> bool:
         return True
     if asked:
         publish_cancel(run.pk)
-    return bool(asked) or Run.objects.filter(pk=run.pk, status__in=ACTIVE_STATUSES).exists()
+    return asked or Run.objects.filter(pk=run.pk, status__in=ACTIVE_STATUSES).exists()
 
 
 def run_rerun(*, creation: Creation, user: User) -> Run:
@@ -179,9 +132,7 @@ def run_rerun(*, creation: Creation, user: User) -> Run:
         raise PermissionDenied("You cannot see this creation.")
     _creator_membership(workspace=creation.workspace, user=user)
     with transaction.atomic():
-        run = Run.objects.create(creation=creation)
-        _enqueue(run)
-    return run
+        return _queue_new_run(creation)
 
 
 @transaction.atomic
@@ -205,9 +156,7 @@ def creation_fork(*, creation: Creation, user: User, brief: str, workspace: Work
         brief=_clean_brief(brief),
         visibility=creation.visibility if same_workspace else Visibility.WORKSPACE,
         model_endpoint=endpoint,
-        max_steps=_fit(creation.max_steps, target.run_max_steps),
-        max_seconds=_fit(creation.max_seconds, target.run_max_seconds),
-        max_tokens=_fit(creation.max_tokens, target.run_max_tokens),
+        **fit_limits(creation, target),
         forked_from=creation,
     )
     for original in creation.inputs.all():
@@ -216,10 +165,4 @@ def creation_fork(*, creation: Creation, user: User, brief: str, workspace: Work
         copy = InputFile(creation=fork, name=original.name, size=len(data), content_type=original.content_type)
         copy.file.save(original.name, ContentFile(data), save=False)
         copy.save()
-    run = Run.objects.create(creation=fork)
-    _enqueue(run)
-    return run
-
-
-def _fit(value: int | None, ceiling: int) -> int | None:
-    return None if value is None else min(value, ceiling)
+    return _queue_new_run(fork)

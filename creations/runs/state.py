@@ -1,24 +1,40 @@
-"""Run status changes, each made exactly once by a conditional UPDATE.
+"""The one owner of a run's row: every write to `Run` is a function here.
 
-queued -> starting -> running -> one final status. Every change is an UPDATE
-that only matches the expected current status, so two actors (a worker and
-the reaper, a cancel and a worker, a redelivered task) can never both win.
-Each change is also recorded as a `status` event; the final one is written in
-the same transaction as the status, so it is always the run's last event.
+A run moves queued -> starting -> running -> one final status. Every status
+change is an UPDATE that only matches the expected current status, so two
+actors (a worker and the reaper, a cancel and a worker, a redelivered task)
+can never both win. Each change is recorded as a `status` event; the final
+one is written in the same transaction as the status, so it is always the
+run's last event.
+
+The other fields change here too, each by one conditional UPDATE: the cancel
+request, heartbeats, live usage counters and the "queued again" reason. The
+one exception is `last_seq`, the event log's own counter: the event store
+(`creations.events.store`) bumps it in the very statement that inserts the
+events, which is what keeps a run's events gapless, and the event log sits
+below the run lifecycle (this module writes its final event through it).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from typing import Any
 
+from django.contrib.auth.models import AnonymousUser, User
 from django.db import transaction
+from django.db.models import F
 from django.utils import timezone
 
 from creations.events.store import announce_events, insert_events_locked, store_events
-from creations.models import ACTIVE_STATUSES, FINAL_STATUSES, Run, RunStatus
+from creations.models import ACTIVE_STATUSES, FINAL_STATUSES, Creation, Run, RunStatus
 
 STATUS_EVENT = "status"
+IN_FLIGHT_STATUSES = (RunStatus.STARTING, RunStatus.RUNNING)
+
+
+def run_create_queued(*, creation: Creation) -> Run:
+    """A new run of `creation`, waiting for a worker (the caller enqueues it on commit)."""
+    return Run.objects.create(creation=creation)
 
 
 def run_mark_starting(*, run_id: int, worker: str) -> bool:
@@ -77,6 +93,15 @@ def run_finish(
     return True
 
 
+def run_request_cancel(*, run_id: int, user: User | AnonymousUser) -> bool:
+    """Note who asked an active run to stop; False when it had ended or was already asked."""
+    return bool(
+        Run.objects.filter(pk=run_id, status__in=ACTIVE_STATUSES, cancel_requested_at__isnull=True).update(
+            cancel_requested_at=timezone.now(), cancelled_by=user if user.is_authenticated else None
+        )
+    )
+
+
 def cancelled_reason(*, run_id: int, started: bool) -> str:
     """The reason a cancelled run shows, naming who cancelled it."""
     canceller = Run.objects.filter(pk=run_id).values_list(
@@ -90,10 +115,23 @@ def cancelled_reason(*, run_id: int, started: bool) -> str:
     return f"Cancelled {who}; the files made until then are kept."
 
 
-def run_heartbeat(*, run_id: int) -> bool:
-    """Say this run is alive; False when it is no longer active (reaped or cancelled while queued)."""
-    return bool(
-        Run.objects.filter(pk=run_id, status__in=[RunStatus.STARTING, RunStatus.RUNNING]).update(
-            heartbeat_at=timezone.now()
-        )
+def runs_beat(*, run_ids: Collection[int]) -> set[int]:
+    """Say these runs are alive (one UPDATE); returns the ids that are still in flight."""
+    in_flight = Run.objects.filter(pk__in=run_ids, status__in=IN_FLIGHT_STATUSES)
+    if in_flight.update(heartbeat_at=timezone.now()) == len(run_ids):
+        return set(run_ids)
+    return set(in_flight.values_list("pk", flat=True))
+
+
+def run_add_usage(*, run_id: int, prompt_tokens: int, completion_tokens: int, steps: int) -> None:
+    """Live counters, so the page (and quotas) see usage before the run ends."""
+    Run.objects.filter(pk=run_id).update(
+        prompt_tokens=F("prompt_tokens") + max(prompt_tokens, 0),
+        completion_tokens=F("completion_tokens") + max(completion_tokens, 0),
+        steps=max(steps, 0),
     )
+
+
+def run_mark_requeued(*, run_id: int, reason: str) -> bool:
+    """Say a queued run was enqueued again; True for exactly one caller, whoever else reaps."""
+    return bool(Run.objects.filter(pk=run_id, status=RunStatus.QUEUED, reason="").update(reason=reason))

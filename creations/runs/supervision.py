@@ -22,9 +22,9 @@ from collections.abc import Callable
 import redis
 from django.conf import settings
 from django.db import connection
-from django.utils import timezone
 
-from creations.models import ACTIVE_STATUSES, Run, RunStatus
+from creations.models import ACTIVE_STATUSES, Run
+from creations.runs.state import runs_beat
 
 log = logging.getLogger(__name__)
 
@@ -152,10 +152,7 @@ class _Watcher:
         if not runs:
             connection.close()  # no run here: hold no database connection
             return
-        in_flight = Run.objects.filter(pk__in=runs, status__in=[RunStatus.STARTING, RunStatus.RUNNING])
-        if in_flight.update(heartbeat_at=timezone.now()) == len(runs):
-            return
-        alive = set(in_flight.values_list("pk", flat=True))
+        alive = runs_beat(run_ids=list(runs))
         for run_id, supervisor in runs.items():
             if run_id not in alive:
                 supervisor.trigger(lost=True)

@@ -11,6 +11,7 @@ from django.db import OperationalError, connection
 
 from creations.runs import reaper
 from creations.runs.execution import run_execute
+from creations.runs.queue import RUN_TASK_NAME
 
 
 # acks_late + reject_on_worker_lost: a task whose worker dies is not lost; a
@@ -18,6 +19,7 @@ from creations.runs.execution import run_execute
 # A database that is briefly unreachable (restart, connection limit) before the
 # run is claimed would leave it queued forever, so that is retried.
 @shared_task(
+    name=RUN_TASK_NAME,
     bind=True,
     acks_late=True,
     reject_on_worker_lost=True,

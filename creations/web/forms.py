@@ -6,9 +6,10 @@ from django import forms
 from django.conf import settings
 from django.core import validators
 from django.core.files.uploadedfile import UploadedFile
-from django.template.defaultfilters import filesizeformat
 
 from creations.models import ArtifactKind, Visibility
+from creations.runs.inputs import allowed_extensions, input_rules_text
+from creations.runs.limits import run_ceilings
 from workspaces.models import ModelEndpoint, Workspace
 
 DEMO_MODEL_CHOICE = ""
@@ -20,27 +21,13 @@ class MultipleFileInput(forms.ClearableFileInput):
 
 
 class MultipleFileField(forms.FileField):
-    """Several files from one <input type=file multiple>, each checked for size and type."""
+    """Several files from one <input type=file multiple>. The run service checks them
+    (creations.runs.inputs); this field only collects them."""
 
     widget = MultipleFileInput
 
     def clean(self, data: Any, initial: Any = None) -> list[UploadedFile]:
         uploads = data if isinstance(data, list | tuple) else ([data] if data else [])
-        errors: list[str] = []
-        allowed = {ext.lower().lstrip(".") for ext in settings.UPLOAD_ALLOWED_EXTENSIONS}
-        for upload in uploads:
-            name = getattr(upload, "name", "") or ""
-            extension = name.rsplit(".", 1)[-1].lower() if "." in name else ""
-            if extension not in allowed:
-                errors.append(f"{name or 'A file'}: this type of file is not accepted.")
-            elif (upload.size or 0) > settings.UPLOAD_MAX_FILE_BYTES:
-                errors.append(f"{name}: too large (at most {filesizeformat(settings.UPLOAD_MAX_FILE_BYTES)} per file).")
-        if len(uploads) > settings.RUN_INPUT_MAX_FILES:
-            errors.append(f"Attach at most {settings.RUN_INPUT_MAX_FILES} files.")
-        if sum(u.size or 0 for u in uploads) > settings.RUN_INPUT_MAX_BYTES:
-            errors.append(f"The files are too large together (at most {filesizeformat(settings.RUN_INPUT_MAX_BYTES)}).")
-        if errors:
-            raise forms.ValidationError(errors)
         return list(uploads)
 
 
@@ -73,22 +60,14 @@ class CreationForm(forms.Form):
         brief_field = self.fields["brief"]
         brief_field.validators.append(validators.MaxLengthValidator(settings.RUN_BRIEF_MAX_CHARS))
         brief_field.widget.attrs["maxlength"] = str(settings.RUN_BRIEF_MAX_CHARS)
-        for name, ceiling in (
-            ("max_steps", workspace.run_max_steps),
-            ("max_seconds", min(workspace.run_max_seconds, settings.RUN_MAX_SECONDS_CEILING)),
-            ("max_tokens", workspace.run_max_tokens),
-        ):
+        for name, ceiling in run_ceilings(workspace).as_dict().items():
             field = self.fields[name]
             assert isinstance(field, forms.IntegerField)
             field.max_value = ceiling
             field.validators.append(validators.MaxValueValidator(ceiling))
             field.widget.attrs.update({"max": str(ceiling), "placeholder": f"workspace limit: {ceiling}"})
-        self.fields["uploads"].help_text = (
-            f"Up to {settings.RUN_INPUT_MAX_FILES} files, {filesizeformat(settings.UPLOAD_MAX_FILE_BYTES)} each "
-            f"({filesizeformat(settings.RUN_INPUT_MAX_BYTES)} together); they appear in /testbed/input. "
-            f"Accepted: {', '.join(sorted(settings.UPLOAD_ALLOWED_EXTENSIONS))}."
-        )
-        self.fields["uploads"].widget.attrs["accept"] = ",".join(f".{e}" for e in settings.UPLOAD_ALLOWED_EXTENSIONS)
+        self.fields["uploads"].help_text = input_rules_text()
+        self.fields["uploads"].widget.attrs["accept"] = ",".join(f".{e}" for e in allowed_extensions())
 
     def clean_model(self) -> ModelEndpoint | None:
         value = self.cleaned_data.get("model") or DEMO_MODEL_CHOICE

@@ -1,5 +1,7 @@
-"""Agent knobs from Django settings (config/settings.py, "Agent" section),
-with the same defaults when the package is used outside Django."""
+"""Agent knobs from Django settings (config/settings.py, "Agent" section).
+
+DEFAULTS is the one source of their default values: the settings read them
+from here, and the package uses them as they are outside Django."""
 
 from __future__ import annotations
 

@@ -8,11 +8,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from sandboxes.editor import COMMANDS
+
 EXECUTE_BASH = "execute_bash"
 STR_REPLACE_EDITOR = "str_replace_editor"
 SUBMIT = "submit"
 
-EDITOR_COMMANDS = ("view", "create", "str_replace", "insert", "undo_edit")
+EDITOR_COMMANDS = COMMANDS  # what the editor implements is what the model is offered
 
 EXECUTE_BASH_SCHEMA: dict[str, Any] = {
     "type": "function",

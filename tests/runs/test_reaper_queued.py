@@ -17,10 +17,8 @@ from tests.runs.factories import make_run
 
 @pytest.fixture
 def enqueued(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    from creations.runs.tasks import run_creation
-
     sent: list[int] = []
-    monkeypatch.setattr(run_creation, "delay", lambda run_id: sent.append(run_id))
+    monkeypatch.setattr("creations.runs.queue.enqueue_run", sent.append)
     return sent
 
 
