@@ -32,7 +32,7 @@ RUN_NAME_PREFIX = f"{NAME_PREFIX}run-"
 POOL_OWNER_LABEL = "atelier.pool_owner"
 _SAFE_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,100}$")
 
-Starter = Callable[..., DockerSandbox]
+SandboxStarter = Callable[..., DockerSandbox]
 
 
 def run_container_name(run_id: str | None) -> str:
@@ -51,7 +51,7 @@ def _as_docker(sandbox: Sandbox) -> DockerSandbox:
 class ColdStartProvider:
     """A fresh container per acquire."""
 
-    def __init__(self, start: Starter = start_sandbox) -> None:
+    def __init__(self, start: SandboxStarter = start_sandbox) -> None:
         self._start = start
 
     def acquire(self, *, labels: Mapping[str, str]) -> Sandbox:
@@ -64,7 +64,7 @@ class ColdStartProvider:
 class WarmPool:
     """Keeps `size` started sandboxes ready; hands them out and replaces them."""
 
-    def __init__(self, size: int, *, max_age: float, start: Starter = start_sandbox) -> None:
+    def __init__(self, size: int, *, max_age: float, start: SandboxStarter = start_sandbox) -> None:
         self.size = size
         self.max_age = max_age
         self._start = start

@@ -275,7 +275,7 @@ def atelier_server(
     }
     subprocess.run([sys.executable, "manage.py", "collectstatic", "--noinput", "-v0"], cwd=ROOT, env=env, check=True)
     port = free_port()
-    # Web (issue 6): the platform at localhost, artifacts on their own origin at 127.0.0.1.
+    # The platform at localhost, artifacts on their own origin at 127.0.0.1.
     env["SITE_URL"], env["ARTIFACT_ORIGIN"] = f"http://localhost:{port}", f"http://127.0.0.1:{port}"
     server = AtelierServer(
         base_url=f"http://127.0.0.1:{port}", port=port, media_root=media_root, redis_url=redis_url, redis=redis_server

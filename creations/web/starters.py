@@ -1,4 +1,4 @@
-"""Starter briefs for the five showcase kinds (from the demo model's bundled trajectories)."""
+"""StarterBrief briefs for the five showcase kinds (from the demo model's bundled trajectories)."""
 
 import logging
 from dataclasses import dataclass, field
@@ -9,7 +9,7 @@ logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
-class Starter:
+class StarterBrief:
     kind: str
     title: str
     brief: str
@@ -19,7 +19,7 @@ class Starter:
         return [SimpleUploadedFile(name, content) for name, content in self.inputs.items()]
 
 
-def starters() -> list[Starter]:
+def starters() -> list[StarterBrief]:
     try:
         from sandboxes.agent import SHOWCASE_BRIEFS
     except Exception:  # the agent package failing to load must not take the page down
@@ -31,9 +31,9 @@ def starters() -> list[Starter]:
             str(name): content if isinstance(content, bytes) else str(content).encode()
             for name, content in (entry.get("inputs") or {}).items()
         }
-        result.append(Starter(kind=entry["kind"], title=entry["title"], brief=entry["brief"], inputs=inputs))
+        result.append(StarterBrief(kind=entry["kind"], title=entry["title"], brief=entry["brief"], inputs=inputs))
     return result
 
 
-def starter_get(kind: str) -> Starter | None:
+def starter_get(kind: str) -> StarterBrief | None:
     return next((s for s in starters() if s.kind == kind), None)
