@@ -285,6 +285,9 @@ RUN_STREAM_MAX_BYTES_PER_CALL = env.int(
 )
 # Events sent inline in a channel-layer announcement (the rest is read from the database).
 RUN_ANNOUNCE_INLINE_MAX_BYTES = env.int("RUN_ANNOUNCE_INLINE_MAX_BYTES", default=16 * 1024, validate=Range(min=0))
+# A stored run event that does not match its schema (creations/events/schema.py) stops the run
+# when true (development and tests, so a drift is found at once); otherwise it is logged and kept.
+RUN_EVENT_SCHEMA_STRICT = env.bool("RUN_EVENT_SCHEMA_STRICT", default=DEBUG)
 # Announcements travel on a Redis pub/sub channel layer of their own: one PUBLISH per
 # announcement (the default layer's group_send takes four round trips), and it resubscribes
 # by itself after a Redis restart. Lost messages are fine: the database is the record.

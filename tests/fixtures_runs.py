@@ -46,6 +46,8 @@ PROCESS_ENV = {
     # The periodic sandbox janitor would also sweep other tests' sandboxes; the reaper covers runs.
     "SANDBOX_JANITOR_INTERVAL": "86400",
     "SANDBOX_POOL_SIZE": "0",
+    # A stored event that drifts from its schema fails the run (and so the test).
+    "RUN_EVENT_SCHEMA_STRICT": "true",
     "PYTHONUNBUFFERED": "1",
 }
 

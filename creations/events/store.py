@@ -36,6 +36,7 @@ from django.db import close_old_connections, connection, transaction
 from django.utils import timezone
 
 from creations.events.announce import announce
+from creations.events.schema import check_event
 from creations.models import ACTIVE_STATUSES, Run, RunEvent
 
 log = logging.getLogger(__name__)
@@ -87,6 +88,7 @@ def announce_events(run_id: int, events: Sequence[RunEvent]) -> None:
 
 def insert_events_locked(run_id: int, items: Sequence[EventItem], *, require_active: bool) -> list[RunEvent] | None:
     """Allocate seqs and insert; call inside a transaction."""
+    _check(items)
     table = Run._meta.db_table
     sql = f"UPDATE {table} SET last_seq = last_seq + %s WHERE id = %s"  # noqa: S608 - table name is ours
     params: list[Any] = [len(items), run_id]
@@ -116,6 +118,7 @@ def insert_events_one_statement(
     (BEGIN, UPDATE, INSERT, COMMIT). Events are stored for every run step, so
     this is the worker's most frequent write. Same guarantees: the UPDATE
     row-locks the run until the statement commits; no active run, no rows."""
+    _check(items)
     run_table, event_table = Run._meta.db_table, RunEvent._meta.db_table
     status_filter = ""
     params: list[Any] = [len(items), run_id]
@@ -144,6 +147,11 @@ def insert_events_one_statement(
         RunEvent(run_id=run_id, seq=first + i, kind=kind, payload=payload, created_at=now)
         for i, (kind, payload) in enumerate(items)
     ]
+
+
+def _check(items: Sequence[EventItem]) -> None:
+    for kind, payload in items:
+        check_event(kind, payload)
 
 
 # --- payload cap -------------------------------------------------------------

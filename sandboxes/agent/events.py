@@ -1,7 +1,9 @@
 """What the agent loop reports while it works, and the limits and outcome of a run.
 
 These types are the contract with the runs service: it persists every event
-and streams it to the browser, so payloads stay plain JSON-able dicts.
+and streams it to the browser, so payloads stay plain JSON-able dicts, each
+kind's fields declared once below (pydantic models, validated where events
+are stored).
 """
 
 from __future__ import annotations
@@ -10,29 +12,91 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-# Event kinds and their payload keys:
-#   step_started       {step, remaining}          remaining = steps left after this one
-#   assistant_delta    {step, text}
-#   reasoning_delta    {step, text}
-#   assistant_message  {step, content, reasoning}
-#   tool_call          {step, call_id, name, arguments}
-#   tool_output_delta  {step, call_id, text}
-#   tool_result        {step, call_id, name, output, is_error, exit_code, duration}
-#   usage              {step, prompt_tokens, completion_tokens, total_tokens, estimated}
-#   error              {step, message}
-#   finished           {reason, steps, message}
-EVENT_KINDS = (
-    "step_started",
-    "assistant_delta",
-    "reasoning_delta",
-    "assistant_message",
-    "tool_call",
-    "tool_output_delta",
-    "tool_result",
-    "usage",
-    "error",
-    "finished",
-)
+from pydantic import BaseModel, ConfigDict
+
+
+class EventPayload(BaseModel):
+    """What one agent event carries. Undeclared fields are refused: a field the
+    loop starts sending must be declared here first, where the platform (which
+    stores, streams and renders every event) reads the contract."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class StepStarted(EventPayload):
+    step: int
+    remaining: int  # steps left after this one
+
+
+class TextDelta(EventPayload):
+    """A streamed piece of the model's answer (`assistant_delta`) or reasoning (`reasoning_delta`)."""
+
+    step: int
+    text: str
+
+
+class AssistantMessage(EventPayload):
+    step: int
+    content: str | None = None
+    reasoning: str | None = None
+
+
+class ToolCall(EventPayload):
+    step: int
+    call_id: str
+    name: str
+    arguments: dict[str, Any]  # {"raw": text} when the model's JSON could not be parsed
+
+
+class ToolOutputDelta(EventPayload):
+    step: int
+    call_id: str
+    text: str
+
+
+class ToolResult(EventPayload):
+    step: int
+    call_id: str
+    name: str
+    output: str
+    is_error: bool
+    exit_code: int | None = None
+    duration: float
+
+
+class UsageReport(EventPayload):
+    step: int
+    prompt_tokens: int
+    completion_tokens: int
+    total_tokens: int
+    estimated: bool
+
+
+class ErrorReport(EventPayload):
+    step: int | None = None
+    message: str
+
+
+class Finished(EventPayload):
+    reason: str  # one of OUTCOME_REASONS
+    steps: int
+    message: str
+
+
+# Every kind the loop emits, with its payload.
+AGENT_EVENT_PAYLOADS: dict[str, type[EventPayload]] = {
+    "step_started": StepStarted,
+    "assistant_delta": TextDelta,
+    "reasoning_delta": TextDelta,
+    "assistant_message": AssistantMessage,
+    "tool_call": ToolCall,
+    "tool_output_delta": ToolOutputDelta,
+    "tool_result": ToolResult,
+    "usage": UsageReport,
+    "error": ErrorReport,
+    "finished": Finished,
+}
+EVENT_KINDS = tuple(AGENT_EVENT_PAYLOADS)
 
 OUTCOME_REASONS = (
     "submitted",

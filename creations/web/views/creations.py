@@ -12,11 +12,11 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from creations.access import creation_for_viewer_or_404
 from creations.artifacts.display import artifact_displays
+from creations.events.trajectory import run_trajectory
 from creations.models import Creation, Run
 from creations.runs.services import creation_fork, creation_submit, run_rerun
 from creations.web.csp import with_platform_csp
 from creations.web.forms import CreationForm, ForkForm
-from creations.web.selectors import run_trajectory
 from creations.web.starters import starter_get, starters
 from workspaces.permissions import workspace_membership_or_404
 

@@ -15,7 +15,7 @@ from django.views.decorators.http import require_GET
 from creations.access import run_for_viewer_or_404
 from creations.artifacts.headers import content_disposition
 from creations.artifacts.streaming import file_chunks
-from creations.web.selectors import run_events_export
+from creations.events.trajectory import run_events_export
 
 
 @require_GET

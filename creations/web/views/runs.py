@@ -11,10 +11,10 @@ from django.views.decorators.http import require_GET, require_POST
 
 from creations.access import run_for_viewer_or_404
 from creations.artifacts.display import artifact_displays
+from creations.events.trajectory import run_trajectory
 from creations.models import Run, RunEvent
 from creations.runs.services import run_cancel
 from creations.web.csp import with_platform_csp
-from creations.web.selectors import run_trajectory
 
 
 @with_platform_csp

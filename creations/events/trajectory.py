@@ -1,0 +1,151 @@
+"""Reading a run's stored events back: folded into steps for its pages, or whole for the export.
+
+Payloads are read through their schemas (creations/events/schema.py), so the
+pages and the export use the same field names the agent and the recorder
+write; an event that does not fit is left out (and logged), never a 500.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from creations.events.schema import ArtifactsCollected, StoredToolResult, read_event
+from creations.models import Run, RunEvent
+from sandboxes.agent.events import AssistantMessage, ErrorReport, Finished, TextDelta, ToolCall, ToolOutputDelta
+
+
+@dataclass
+class TrajectoryCall:
+    call_id: str
+    name: str
+    arguments: Any
+    output: str = ""
+    is_error: bool = False
+    exit_code: int | None = None
+    duration: float | None = None
+    finished: bool = False
+
+    @property
+    def command(self) -> str:
+        """What a person reads as 'the command': bash's command, or the editor's action."""
+        args = self.arguments if isinstance(self.arguments, dict) else {}
+        if self.name == "execute_bash":
+            return str(args.get("command", ""))
+        if self.name == "str_replace_editor":
+            return f"{args.get('command', '')} {args.get('path', '')}".strip()
+        if self.name == "submit":
+            return ""
+        return str(self.arguments)[:2000]
+
+
+@dataclass
+class Step:
+    number: int
+    text: str = ""
+    reasoning: str = ""
+    calls: list[TrajectoryCall] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    has_message: bool = False  # the final message replaces the streamed pieces
+
+
+@dataclass
+class Trajectory:
+    steps: list[Step]
+    finished: dict[str, Any] | None
+    notes: list[str]
+
+
+class _Folder:
+    """Folds events, in seq order, into steps (the same shape the live page builds)."""
+
+    def __init__(self) -> None:
+        self.steps: dict[int, Step] = {}
+        self.calls: dict[str, TrajectoryCall] = {}
+        self.finished: dict[str, Any] | None = None
+        self.notes: list[str] = []
+
+    def step(self, number: int) -> Step:
+        return self.steps.setdefault(number, Step(number=number))
+
+    def add(self, kind: str, payload: Any) -> None:
+        event = read_event(kind, payload)
+        if event is None:
+            return
+        number = getattr(event, "step", None)
+        if isinstance(number, int):
+            self.step(number)
+        if isinstance(event, TextDelta) and kind == "assistant_delta":
+            step = self.step(event.step)
+            if not step.has_message:
+                step.text += event.text
+        elif isinstance(event, TextDelta):
+            self.step(event.step).reasoning += event.text
+        elif isinstance(event, AssistantMessage):
+            step = self.step(event.step)
+            step.text = event.content or step.text or ""
+            step.reasoning = event.reasoning or step.reasoning or ""
+            step.has_message = True
+        elif isinstance(event, ToolCall):
+            call = TrajectoryCall(call_id=event.call_id, name=event.name, arguments=event.arguments)
+            self.calls[call.call_id] = call
+            self.step(event.step).calls.append(call)
+        elif isinstance(event, ToolOutputDelta):
+            delta_of = self.calls.get(event.call_id)
+            if delta_of is not None and not delta_of.finished:
+                delta_of.output += event.text
+        elif isinstance(event, StoredToolResult):
+            result_of = self.calls.get(event.call_id)
+            if result_of is not None:
+                result_of.output = event.output
+                result_of.is_error = event.is_error
+                result_of.exit_code = event.exit_code
+                result_of.duration = event.duration
+                result_of.finished = True
+        elif isinstance(event, ErrorReport):
+            (self.step(event.step).errors if event.step is not None else self.notes).append(event.message)
+        elif isinstance(event, Finished):
+            self.finished = event.model_dump(exclude_defaults=True)
+        elif isinstance(event, ArtifactsCollected) and event.note:
+            self.notes.append(event.note)
+
+    def trajectory(self) -> Trajectory:
+        return Trajectory(steps=[self.steps[k] for k in sorted(self.steps)], finished=self.finished, notes=self.notes)
+
+
+def run_trajectory(*, run: Run) -> Trajectory:
+    """The run's stored events folded into steps."""
+    folder = _Folder()
+    for kind, payload in RunEvent.objects.filter(run=run).order_by("seq").values_list("kind", "payload"):
+        folder.add(kind, payload)
+    return folder.trajectory()
+
+
+def run_events_export(*, run: Run) -> dict[str, Any]:
+    """The whole trajectory as plain JSON (for the export button); payloads as their schemas read them."""
+    creation = run.creation
+    events = []
+    for event in RunEvent.objects.filter(run=run).order_by("seq"):
+        typed = read_event(event.kind, event.payload)
+        payload = typed.model_dump(mode="json", exclude_unset=True) if typed is not None else event.payload
+        events.append({"seq": event.seq, "kind": event.kind, "payload": payload, "at": event.created_at.isoformat()})
+    return {
+        "creation": {"id": creation.pk, "title": str(creation), "brief": creation.brief},
+        "run": {
+            "id": run.pk,
+            "status": run.status,
+            "reason": run.reason,
+            "created_at": run.created_at.isoformat(),
+            "started_at": run.started_at.isoformat() if run.started_at else None,
+            "finished_at": run.finished_at.isoformat() if run.finished_at else None,
+            "steps": run.steps,
+            "prompt_tokens": run.prompt_tokens,
+            "completion_tokens": run.completion_tokens,
+            "sandbox_seconds": run.sandbox_seconds,
+        },
+        "events": events,
+        "artifacts": [
+            {"path": a.path, "kind": a.kind, "size": a.size, "content_type": a.content_type}
+            for a in run.artifacts.all()
+        ],
+    }
