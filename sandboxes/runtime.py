@@ -71,6 +71,10 @@ class Sandbox(Protocol):
         """Stop and remove the sandbox; safe to call twice and from another thread."""
         ...
 
+    def is_running(self) -> bool:
+        """Whether the sandbox is still alive (asked after a failure: a dead one ends the run)."""
+        ...
+
 
 class SandboxProvider(Protocol):
     def acquire(self, *, labels: Mapping[str, str]) -> Sandbox:

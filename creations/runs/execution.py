@@ -1,21 +1,24 @@
 """Running one Run: sandbox, inputs, agent, artifacts, final status.
 
 `run_execute` is what the Celery task calls. It claims the run (queued ->
-starting, exactly once), acquires a sandbox, copies the inputs in, runs the
-agent with a model built from the creation, copies the outputs out into
-Artifacts, records usage, releases the sandbox in every path, and sets one
-final status with a reason a person can read.
+starting, exactly once) and hands the sandbox work to the session the CLI
+uses too (sandboxes.agent.session: the sandbox starts while the model is
+already asked for its first step, inputs in, agent, outputs out, release in
+every path). What is left here is the run's side: the model built from the
+creation, events recorded, the status moved (running once the sandbox is
+ready), outputs turned into Artifacts, usage, and one final status with a
+reason a person can read.
 """
 
 from __future__ import annotations
 
 import logging
 import tempfile
-import threading
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from django.db import connection
 
 from creations.artifacts.ingest import artifact_summary, ingest_outputs
 from creations.events.store import EventRecorder
@@ -23,8 +26,10 @@ from creations.models import Creation, Run, RunStatus
 from creations.runs.limits import effective_limits
 from creations.runs.state import cancelled_reason, run_add_usage, run_finish, run_mark_running, run_mark_starting
 from creations.runs.supervision import RunSupervisor
-from sandboxes.agent import AgentEvent, AgentLimits, AgentOutcome, ModelClient, run_agent
+from sandboxes.agent import AgentEvent, AgentLimits, AgentOutcome, ModelClient
+from sandboxes.agent.session import SandboxSession, SandboxStartError
 from sandboxes.docker_runtime import LABEL_RUN_ID
+from sandboxes.pool import get_provider
 from sandboxes.runtime import Sandbox
 
 log = logging.getLogger(__name__)
@@ -72,22 +77,18 @@ class RunExecution:
         self.run = Run.objects.select_related("creation__workspace", "creation__model_endpoint").get(pk=run_id)
         self.creation = self.run.creation
         self.recorder = EventRecorder(run_id)
-        self.sandbox: Sandbox | None = None
-        self._sandbox_lock = threading.Lock()
-        self._sandbox_stopped = False
+        self.session: SandboxSession | None = None
         self.supervisor = RunSupervisor(run_id, on_stop_sandbox=self._stop_sandbox)
         self.limits = effective_limits(self.creation)
         self.usage: dict[str, Any] = {}
-        self._acquired_at: float | None = None
 
     # --- the whole run ---
 
     def execute(self) -> None:
-        started = time.monotonic()
         ending = Ending(RunStatus.FAILED, "The run stopped unexpectedly.")
         self.supervisor.start()
         try:
-            ending = self._run(started)
+            ending = self._run()
         except RunSetupError as error:
             ending = Ending(RunStatus.FAILED, str(error))
         except Exception as error:
@@ -103,60 +104,48 @@ class RunExecution:
                 ending = Ending(RunStatus.CANCELLED, cancelled_reason(run_id=self.run.pk, started=True))
             run_finish(run_id=self.run.pk, status=ending.status, reason=ending.reason, usage=self.usage)
 
-    def _run(self, started: float) -> Ending:
-        stop = self.supervisor.stop
+    def _run(self) -> Ending:
         model = model_for(self.creation)
-        sandbox = self._acquire()
-        if stop.is_set():
-            return Ending(RunStatus.CANCELLED, CANCELLED_REASON)
-        input_names = self._write_inputs(sandbox)
-        run_mark_running(run_id=self.run.pk, sandbox_id=sandbox.id)
-        elapsed = time.monotonic() - started
-        limits = AgentLimits(
-            max_steps=self.limits.max_steps,
-            max_tokens=self.limits.max_tokens,
-            max_wall_seconds=max(1.0, (self.limits.max_wall_seconds or 0) - elapsed),
-            command_timeout=self.limits.command_timeout,
+        session = SandboxSession(
+            provider=get_provider(),
+            labels={RUN_ID_LABEL: str(self.run.pk)},
+            input_files=self._read_inputs(),
+            on_ready=self._on_sandbox_ready,
         )
-        outcome = run_agent(
-            sandbox=sandbox,
-            model=model,
-            brief=self.creation.brief,
-            limits=limits,
-            emit=self._on_agent_event,
-            cancel=stop,
-            input_files=input_names,
-        )
+        self.session = session
+        try:
+            outcome = session.run_agent(
+                model=model,
+                brief=self.creation.brief,
+                limits=self.limits,
+                emit=self._on_agent_event,
+                cancel=self.supervisor.stop,
+            )
+        except SandboxStartError as error:
+            log.warning("Run %s: no sandbox: %s", self.run.pk, error)
+            raise RunSetupError(f"The sandbox could not start: {error}") from error
         self.usage.update(
             steps=outcome.steps, prompt_tokens=outcome.prompt_tokens, completion_tokens=outcome.completion_tokens
         )
         if not self.supervisor.lost:
-            self._collect_outputs(sandbox)
+            self._collect_outputs(session)
         return ending_for(outcome, self.limits)
 
     # --- pieces ---
 
-    def _acquire(self) -> Sandbox:
-        from sandboxes.pool import get_provider
-
-        try:
-            sandbox = get_provider().acquire(labels={RUN_ID_LABEL: str(self.run.pk)})
-        except Exception as error:
-            log.warning("Run %s: no sandbox: %s", self.run.pk, error)
-            raise RunSetupError(f"The sandbox could not start: {error}") from error
-        self._acquired_at = time.monotonic()
-        with self._sandbox_lock:
-            self.sandbox = sandbox
-        return sandbox
-
-    def _write_inputs(self, sandbox: Sandbox) -> list[str]:
+    def _read_inputs(self) -> dict[str, bytes]:
         files: dict[str, bytes] = {}
         for input_file in self.creation.inputs.all():
             with input_file.file.open("rb") as handle:
                 files[input_file.name] = handle.read()
-        if files:
-            sandbox.write_files(files)
-        return sorted(files)
+        return files
+
+    def _on_sandbox_ready(self, sandbox: Sandbox) -> None:
+        """On the session's start thread, once the inputs are in."""
+        try:
+            run_mark_running(run_id=self.run.pk, sandbox_id=sandbox.id)
+        finally:
+            connection.close()  # this thread ends here: keep no database connection behind
 
     def _on_agent_event(self, event: AgentEvent) -> None:
         self.recorder.record(event.kind, event.payload)
@@ -168,15 +157,15 @@ class RunExecution:
                 steps=int(event.payload.get("step") or 0),
             )
 
-    def _collect_outputs(self, sandbox: Sandbox) -> None:
-        if self._sandbox_stopped:
+    def _collect_outputs(self, session: SandboxSession) -> None:
+        if session.stopped:
             self.recorder.record(
                 "artifacts", {"items": [], "note": "The sandbox was stopped before its output was copied."}
             )
             return
         with tempfile.TemporaryDirectory(prefix=f"run-{self.run.pk}-") as tmp:
             try:
-                report = sandbox.copy_out(Path(tmp))
+                report = session.copy_out(Path(tmp))
             except Exception as error:
                 log.warning("Run %s: copy-out failed: %s", self.run.pk, error)
                 self.recorder.record("artifacts", {"items": [], "note": f"The output could not be copied: {error}"})
@@ -192,26 +181,18 @@ class RunExecution:
 
     def _stop_sandbox(self) -> None:
         """Called by the supervisor after a cancel's grace period, from its timer thread."""
-        with self._sandbox_lock:
-            sandbox = self.sandbox
-            self._sandbox_stopped = True
-        if sandbox is not None:
-            sandbox.stop()
+        if self.session is not None:
+            self.session.stop_sandbox()
 
     def _release_sandbox(self) -> None:
-        with self._sandbox_lock:
-            sandbox, self.sandbox = self.sandbox, None
-        if sandbox is None:
+        session = self.session
+        if session is None:
             return
-        from sandboxes.pool import get_provider
-
         try:
-            get_provider().release(sandbox)
+            session.close()
         except Exception:
-            log.exception("Run %s: releasing the sandbox failed; stopping it", self.run.pk)
-            sandbox.stop()
-        if self._acquired_at is not None:
-            self.usage["sandbox_seconds"] = time.monotonic() - self._acquired_at
+            log.exception("Run %s: releasing the sandbox failed; it was stopped", self.run.pk)
+        self.usage["sandbox_seconds"] = session.sandbox_seconds
 
     def _close_recorder(self) -> None:
         try:

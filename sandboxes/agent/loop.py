@@ -13,6 +13,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
+from sandboxes.agent.blocking_calls import Stopped, run_in_worker
 from sandboxes.agent.conversation import Conversation
 from sandboxes.agent.events import AgentEvent, AgentLimits, AgentOutcome, Emit
 from sandboxes.agent.model import (
@@ -33,7 +34,6 @@ from sandboxes.agent.prompts import (
 )
 from sandboxes.agent.tool_schemas import TOOL_SCHEMAS
 from sandboxes.agent.tools import Editor, InvalidCall, SandboxFailure, ToolOutcome, ToolRunner, parse_arguments
-from sandboxes.agent.worker import Stopped, run_in_worker
 from sandboxes.runtime import Sandbox
 
 log = logging.getLogger(__name__)

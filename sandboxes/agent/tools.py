@@ -126,11 +126,8 @@ class ToolRunner:
     def _sandbox_is_gone(self) -> bool:
         """Asked only after a failure: a dead sandbox ends the run instead of
         feeding the model one "sandbox stopped" observation after another."""
-        is_running = getattr(self._sandbox, "is_running", None)
-        if is_running is None:
-            return False
         try:
-            return not is_running()
+            return not self._sandbox.is_running()
         except Exception:  # the engine cannot tell: let the command's own result speak
             return False
 

@@ -52,6 +52,9 @@ class FakeSandbox:
     def stop(self) -> None:
         self.stopped = True
 
+    def is_running(self) -> bool:
+        return not self.stopped
+
     def editor(self, sandbox: Any, **arguments: Any) -> FakeEditorResult:
         self.edits.append(arguments)
         return FakeEditorResult(output=f"{arguments['command']} {arguments['path']}: ok")

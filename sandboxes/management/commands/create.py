@@ -29,11 +29,9 @@ from sandboxes.agent import (
     model_client_for,
 )
 from sandboxes.agent.one_shot import FAILED_REASONS, InputError, OneShotResult, new_run_id, read_input_dir, run_one_shot
+from sandboxes.agent.session import SandboxSession, SandboxStartError
 from sandboxes.agent.terminal import TrajectoryPrinter
-from sandboxes.docker_runtime import SandboxError
-from sandboxes.files import CopyInError
 from sandboxes.pool import ColdStartProvider
-from sandboxes.runtime import Sandbox
 
 CANCELLED_EXIT_STATUS = 130  # the shell convention for "stopped by Ctrl-C"
 
@@ -116,13 +114,13 @@ class Command(BaseCommand):
 
     def _run(self, **run: Any) -> OneShotResult:
         cancel = threading.Event()
-        sandbox_box: list[Sandbox] = []
+        sessions: list[SandboxSession] = []
 
         def on_interrupt(_signum: int, _frame: FrameType | None) -> None:
             cancel.set()
             signal.signal(signal.SIGINT, signal.default_int_handler)  # a second Ctrl-C aborts at once
-            for sandbox in sandbox_box:  # interrupts a running command; release() is then a no-op
-                threading.Thread(target=sandbox.stop, name="cli-stop", daemon=True).start()
+            for session in sessions:  # interrupts a running command; the release is then a no-op
+                threading.Thread(target=session.stop_sandbox, name="cli-stop", daemon=True).start()
 
         in_main_thread = threading.current_thread() is threading.main_thread()
         previous = signal.signal(signal.SIGINT, on_interrupt) if in_main_thread else None
@@ -132,10 +130,10 @@ class Command(BaseCommand):
                 provider=ColdStartProvider(),  # a one-off process has no warm pool to draw from
                 emit=printer,
                 cancel=cancel,
-                on_sandbox=sandbox_box.append,
+                on_session=sessions.append,
                 **run,
             )
-        except (SandboxError, CopyInError) as error:
+        except SandboxStartError as error:
             raise CommandError(f"The sandbox could not be prepared: {error}") from None
         except KeyboardInterrupt:
             raise CommandError("Aborted; the sandbox was removed.", returncode=CANCELLED_EXIT_STATUS) from None
