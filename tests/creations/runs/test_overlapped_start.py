@@ -62,7 +62,7 @@ def _script(first_request: threading.Event, asked_at: list[float]) -> list[Any]:
 def test_a_web_run_asks_the_model_before_its_sandbox_has_started(
     sandbox_image: str, team: Team, scripted_model: ScriptedModel, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    first_request, asked_at = threading.Event(), []
+    first_request, asked_at = threading.Event(), list[float]()
     provider = StartsOnlyOnceTheModelWasAsked(first_request)
     monkeypatch.setattr("creations.runs.execution.get_provider", lambda: provider)
     monkeypatch.setattr("creations.runs.queue.enqueue_run", lambda run_id: None)  # run here, not on a worker
@@ -81,7 +81,7 @@ def test_a_web_run_asks_the_model_before_its_sandbox_has_started(
 def test_the_terminal_asks_the_model_before_its_sandbox_has_started(
     sandbox_image: str, scripted_model: ScriptedModel, tmp_path: Path
 ) -> None:
-    first_request, asked_at = threading.Event(), []
+    first_request, asked_at = threading.Event(), list[float]()
     provider = StartsOnlyOnceTheModelWasAsked(first_request)
     scripted_model.play([])
     script = _script(first_request, asked_at)
