@@ -13,7 +13,7 @@ TEST_DATABASE_URL ?= postgres://atelier:atelier@127.0.0.1:5432/atelier
 # (platform/sandbox/README.md, "CPU priority").
 export SANDBOX_CGROUP_PARENT ?= /atelier-sandboxes
 
-.PHONY: help run test lint typecheck pytest venv system-run system-test sandbox-image bench clean
+.PHONY: help run test lint typecheck pytest venv system-run system-test sandbox-image bench bench-reference clean
 
 help:
 	@echo "make run    - install what is missing, then serve Atelier at http://localhost:8000"
@@ -53,7 +53,17 @@ pytest: venv
 
 test: venv system-test sandbox-image lint typecheck pytest
 
-bench: venv system-test sandbox-image
+# The reference `llm-in-sandbox` CLI that bench/agent.py compares with, in a virtualenv of its own.
+REFERENCE_VENV := bench/.venv-reference
+REFERENCE_PACKAGES := llm-in-sandbox==0.2.0 mcp==2.3.0
+
+bench-reference: $(REFERENCE_VENV)/.installed
+$(REFERENCE_VENV)/.installed:
+	@test -x $(REFERENCE_VENV)/bin/python || $(PYTHON) -m venv $(REFERENCE_VENV)
+	$(REFERENCE_VENV)/bin/pip install --quiet $(REFERENCE_PACKAGES)
+	@touch $@
+
+bench: venv system-test sandbox-image bench-reference
 	DATABASE_URL=$(TEST_DATABASE_URL) $(PY) bench/sandbox.py
 	DATABASE_URL=$(TEST_DATABASE_URL) $(PY) bench/agent.py
 	DATABASE_URL=$(TEST_DATABASE_URL) $(PY) bench/stream.py
