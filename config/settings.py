@@ -297,6 +297,10 @@ CHANNEL_LAYERS[RUN_CHANNEL_LAYER] = {
     "CONFIG": {"hosts": [REDIS_URL]},
 }
 RUN_WS_REPLAY_PAGE = env.int("RUN_WS_REPLAY_PAGE", default=500, validate=Range(min=10))
+# A finished run's page shows its latest steps; earlier ones load on demand, and a long
+# command output shows its first characters with a link to the whole text.
+RUN_PAGE_STEPS = env.int("RUN_PAGE_STEPS", default=30, validate=Range(min=1))
+RUN_PAGE_OUTPUT_PREVIEW_CHARS = env.int("RUN_PAGE_OUTPUT_PREVIEW_CHARS", default=4000, validate=Range(min=100))
 # An open websocket also checks the database this often, in case announcements were lost.
 RUN_WS_POLL_SECONDS = env.float("RUN_WS_POLL_SECONDS", default=5.0, validate=Range(min=0.2))
 RUN_BRIEF_MAX_CHARS = env.int("RUN_BRIEF_MAX_CHARS", default=20_000, validate=Range(min=100))

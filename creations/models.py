@@ -1,4 +1,5 @@
 import uuid
+from typing import Any
 
 from django.conf import settings
 from django.db import models
@@ -203,6 +204,9 @@ class Artifact(models.Model):
     """A file the agent left in /testbed/output, stored through Django's storage API."""
 
     run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="artifacts")
+    # The run's workspace, kept on the artifact so a workspace's gallery is one index range
+    # in gallery order, however many artifacts other workspaces have (filled on save).
+    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="+", db_index=False)
     path = models.CharField(max_length=1024, help_text="Relative to /testbed/output.")
     kind = models.CharField(max_length=10, choices=ArtifactKind.choices, default=ArtifactKind.OTHER)
     size = models.PositiveBigIntegerField()
@@ -216,6 +220,11 @@ class Artifact(models.Model):
 
     class Meta:
         ordering = ["run", "path"]
+        indexes = [
+            # Galleries page newest first, by (created_at, id): a workspace's, and the public one.
+            models.Index(fields=["workspace", "-created_at", "-id"], name="artifact_workspace_gallery"),
+            models.Index(fields=["-created_at", "-id"], name="artifact_gallery"),
+        ]
         constraints = [
             models.UniqueConstraint(fields=["run", "path"], name="artifact_unique_path_per_run"),
             models.CheckConstraint(condition=Q(kind__in=ArtifactKind.values), name="artifact_kind_valid"),
@@ -224,6 +233,11 @@ class Artifact(models.Model):
 
     def __str__(self) -> str:
         return self.path
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        if self.workspace_id is None:
+            self.workspace_id = Run.objects.values_list("creation__workspace_id", flat=True).get(pk=self.run_id)
+        super().save(*args, **kwargs)
 
     @property
     def name(self) -> str:

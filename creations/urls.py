@@ -13,6 +13,7 @@ urlpatterns = [
     path("creations/<int:pk>/rerun/", creations.creation_rerun, name="creation_rerun"),
     path("creations/<int:pk>/fork/", creations.creation_fork_view, name="creation_fork"),
     path("runs/<int:pk>/", runs.run_detail, name="run_detail"),
+    path("runs/<int:pk>/steps/", runs.run_steps, name="run_steps"),
     path("runs/<int:pk>/artifacts/", runs.run_artifacts, name="run_artifacts"),
     path("runs/<int:pk>/cancel/", runs.run_cancel_view, name="run_cancel"),
     path("runs/<int:pk>/events/<int:seq>/<slug:field>/", runs.run_event_overflow, name="run_event_overflow"),

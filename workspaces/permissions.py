@@ -2,15 +2,15 @@
 
 from django.contrib.auth.models import AnonymousUser, User
 from django.http import Http404
-from django.shortcuts import get_object_or_404
 
-from workspaces.models import Membership, Workspace
-from workspaces.selectors import membership_get
+from workspaces.models import Membership
 
 
 def workspace_membership_or_404(*, slug: str, user: User | AnonymousUser) -> Membership:
-    workspace = get_object_or_404(Workspace, slug=slug)
-    membership = membership_get(workspace=workspace, user=user)
+    """The user's membership of the workspace with its workspace, in one query."""
+    membership = None
+    if user.is_authenticated:
+        membership = Membership.objects.select_related("workspace").filter(workspace__slug=slug, user=user).first()
     if membership is None:
         raise Http404("No such workspace.")
     return membership

@@ -47,6 +47,7 @@ def _store_one(run: Run, copied: CopiedFile) -> Artifact | None:
     sniffed = sniff_file(copied.local_path, name=path)
     artifact = Artifact(
         run=run,
+        workspace_id=run.creation.workspace_id,
         path=path,
         kind=sniffed.kind,
         size=copied.size,

@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from django.conf import settings
+
 from creations.events.schema import ArtifactsCollected, StoredToolResult, read_event
 from creations.models import Run, RunEvent
 from sandboxes.agent.events import AssistantMessage, ErrorReport, Finished, TextDelta, ToolCall, ToolOutputDelta
@@ -21,6 +23,7 @@ class TrajectoryCall:
     name: str
     arguments: Any
     output: str = ""
+    result_seq: int | None = None  # the tool_result event, whose whole output a page can link to
     is_error: bool = False
     exit_code: int | None = None
     duration: float | None = None
@@ -38,6 +41,14 @@ class TrajectoryCall:
             return ""
         return str(self.arguments)[:2000]
 
+    @property
+    def output_preview(self) -> str:
+        return self.output[: settings.RUN_PAGE_OUTPUT_PREVIEW_CHARS]
+
+    @property
+    def output_is_cut(self) -> bool:
+        return len(self.output) > settings.RUN_PAGE_OUTPUT_PREVIEW_CHARS
+
 
 @dataclass
 class Step:
@@ -54,6 +65,7 @@ class Trajectory:
     steps: list[Step]
     finished: dict[str, Any] | None
     notes: list[str]
+    earlier_before: int | None = None  # the seq of the first step shown, when earlier steps exist
 
 
 class _Folder:
@@ -68,7 +80,7 @@ class _Folder:
     def step(self, number: int) -> Step:
         return self.steps.setdefault(number, Step(number=number))
 
-    def add(self, kind: str, payload: Any) -> None:
+    def add(self, seq: int, kind: str, payload: Any) -> None:
         event = read_event(kind, payload)
         if event is None:
             return
@@ -102,6 +114,7 @@ class _Folder:
                 result_of.exit_code = event.exit_code
                 result_of.duration = event.duration
                 result_of.finished = True
+                result_of.result_seq = seq
         elif isinstance(event, ErrorReport):
             (self.step(event.step).errors if event.step is not None else self.notes).append(event.message)
         elif isinstance(event, Finished):
@@ -109,16 +122,32 @@ class _Folder:
         elif isinstance(event, ArtifactsCollected) and event.note:
             self.notes.append(event.note)
 
-    def trajectory(self) -> Trajectory:
-        return Trajectory(steps=[self.steps[k] for k in sorted(self.steps)], finished=self.finished, notes=self.notes)
+    def trajectory(self, *, earlier_before: int | None) -> Trajectory:
+        steps = [self.steps[k] for k in sorted(self.steps)]
+        return Trajectory(steps=steps, finished=self.finished, notes=self.notes, earlier_before=earlier_before)
 
 
-def run_trajectory(*, run: Run) -> Trajectory:
-    """The run's stored events folded into steps."""
+def run_trajectory(*, run: Run, before_seq: int | None = None) -> Trajectory:
+    """A window of the run's steps, folded from its stored events: the latest
+    RUN_PAGE_STEPS steps with the run-wide events (how it finished, notes), or
+    the RUN_PAGE_STEPS steps stored before event `before_seq` (loaded on demand).
+
+    A step's events lie between its `step_started` and the next one's, so a
+    window is a range of seqs: two index range reads, whatever the run's length."""
+    size = settings.RUN_PAGE_STEPS
+    starts = RunEvent.objects.filter(run=run, kind="step_started")
+    if before_seq is not None:
+        starts = starts.filter(seq__lt=before_seq)
+    latest_starts = list(starts.order_by("-seq").values_list("seq", flat=True)[: size + 1])
+    more_before = len(latest_starts) > size
+    first_seq = latest_starts[size - 1] if more_before else 1
+    events = RunEvent.objects.filter(run=run, seq__gte=first_seq)
+    if before_seq is not None:
+        events = events.filter(seq__lt=before_seq)
     folder = _Folder()
-    for kind, payload in RunEvent.objects.filter(run=run).order_by("seq").values_list("kind", "payload"):
-        folder.add(kind, payload)
-    return folder.trajectory()
+    for seq, kind, payload in events.order_by("seq").values_list("seq", "kind", "payload"):
+        folder.add(seq, kind, payload)
+    return folder.trajectory(earlier_before=first_seq if more_before else None)
 
 
 def run_events_export(*, run: Run) -> dict[str, Any]:

@@ -1,8 +1,9 @@
 """Galleries: a workspace's artifacts (members) and the public one (anyone)."""
 
+from urllib.parse import urlencode
+
 from django.conf import settings
 from django.contrib.auth.decorators import login_required
-from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
@@ -10,7 +11,7 @@ from django.views.decorators.http import require_GET
 from creations.artifacts.display import artifact_displays
 from creations.web.csp import with_platform_csp
 from creations.web.forms import GalleryFilterForm
-from creations.web.selectors import gallery_artifacts
+from creations.web.selectors import gallery_page
 from workspaces.models import Workspace
 from workspaces.permissions import workspace_membership_or_404
 
@@ -18,14 +19,20 @@ from workspaces.permissions import workspace_membership_or_404
 def _gallery(request: HttpRequest, *, workspace: Workspace | None, template_context: dict[str, object]) -> HttpResponse:
     form = GalleryFilterForm(request.GET or None)
     kind = form.cleaned_data["kind"] if form.is_valid() else ""
-    artifacts = gallery_artifacts(user=request.user, workspace=workspace, kind=kind)
-    page = Paginator(artifacts, settings.GALLERY_PAGE_SIZE).get_page(request.GET.get("page"))
+    older_than = request.GET.get("older", "")
+    page = gallery_page(
+        user=request.user, workspace=workspace, kind=kind, older_than=older_than, size=settings.GALLERY_PAGE_SIZE
+    )
+    query = {"kind": kind} if kind else {}
     context = {
         **template_context,
         "form": form,
         "kind": kind,
         "page": page,
-        "items": artifact_displays(page.object_list, user=request.user),
+        "is_first_page": not older_than,
+        "newest_page_url": f"?{urlencode(query)}",
+        "next_page_url": f"?{urlencode({**query, 'older': page.older})}" if page.older else None,
+        "items": artifact_displays(page.items, user=request.user),
     }
     template = "gallery/_grid.html" if request.headers.get("HX-Request") else "gallery/gallery.html"
     return render(request, template, context)

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import re
+
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.core.files.storage import default_storage
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse, JsonResponse
+from django.http.response import HttpResponseBase
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
@@ -29,10 +32,26 @@ def run_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "creation": run.creation,
         "workspace": run.creation.workspace if viewing.is_member else None,
         "can_create": viewing.can_create,
-        "trajectory": run_trajectory(run=run) if run.is_final else None,
+        "trajectory": run_trajectory(run=run, before_seq=_before_seq(request)) if run.is_final else None,
         "artifacts": artifact_displays(run.artifacts.all(), user=request.user) if run.is_final else [],
     }
     return render(request, "creations/run_detail.html", context)
+
+
+@with_platform_csp
+@require_GET
+def run_steps(request: HttpRequest, pk: int) -> HttpResponse:
+    """Earlier steps of a run (`?before=<seq of the first step shown>`), as list items the
+    page inserts above the ones it shows."""
+    run = run_for_viewer_or_404(pk=pk, user=request.user).run
+    trajectory = run_trajectory(run=run, before_seq=_before_seq(request) or 1)
+    return render(request, "creations/_steps.html", {"run": run, "trajectory": trajectory})
+
+
+def _before_seq(request: HttpRequest) -> int | None:
+    """The `before` position asked for; anything that is not one means the latest steps."""
+    value = request.GET.get("before", "")
+    return int(value) if re.fullmatch(r"[0-9]{1,9}", value) and int(value) > 1 else None
 
 
 @with_platform_csp
@@ -62,16 +81,22 @@ def run_cancel_view(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 @require_GET
-def run_event_overflow(request: HttpRequest, pk: int, seq: int, field: str) -> FileResponse:
-    """The whole text of an event field that was too long to store inline, as plain text."""
+def run_event_overflow(request: HttpRequest, pk: int, seq: int, field: str) -> HttpResponseBase:
+    """The whole text of an event's field, as plain text: kept in a file when it was
+    too long to store inline, else from the event itself (pages show only its start)."""
     run = run_for_viewer_or_404(pk=pk, user=request.user).run
     event = get_object_or_404(RunEvent, run=run, seq=seq)
-    overflow = (event.payload or {}).get("overflow") or {}
+    payload = event.payload if isinstance(event.payload, dict) else {}
+    overflow = payload.get("overflow") or {}
     entry = overflow.get(field) if isinstance(overflow, dict) else None
     name = entry.get("path") if isinstance(entry, dict) else None
-    if not isinstance(name, str) or not name.startswith(f"run-events/{run.pk}/") or not default_storage.exists(name):
+    response: HttpResponseBase
+    if entry is None and isinstance(payload.get(field), str):
+        response = HttpResponse(payload[field], content_type="text/plain; charset=utf-8")
+    elif isinstance(name, str) and name.startswith(f"run-events/{run.pk}/") and default_storage.exists(name):
+        response = FileResponse(default_storage.open(name, "rb"), content_type="text/plain; charset=utf-8")
+    else:
         raise Http404("No such output.")
-    response = FileResponse(default_storage.open(name, "rb"), content_type="text/plain; charset=utf-8")
     response["X-Content-Type-Options"] = "nosniff"
     response["Content-Security-Policy"] = "default-src 'none'; sandbox"
     return response
