@@ -62,7 +62,7 @@ from sandboxes.agent import AgentLimits, model_client_for  # noqa: E402
 from sandboxes.agent.one_shot import new_run_id, run_one_shot  # noqa: E402
 from sandboxes.image import sandbox_image_tag  # noqa: E402
 from sandboxes.pool import ColdStartProvider  # noqa: E402
-from tests.scripted_model import RecordedRequest, ScriptedModel, ScriptEntry, bash, submit  # noqa: E402
+from tests.support.scripted_model import RecordedRequest, ScriptedModel, ScriptEntry, bash, submit  # noqa: E402
 
 REFERENCE_PYTHON = ROOT / "bench" / ".venv-reference" / "bin" / "python"
 REFERENCE_LAUNCHER = ROOT / "bench" / "reference_gvisor.py"

@@ -47,7 +47,7 @@ STEPS = 20
 
 
 def serve_model(port_file: str) -> None:
-    from tests.scripted_model import ScriptedModel, bash, submit
+    from tests.support.scripted_model import ScriptedModel, bash, submit
 
     # Each step starts a process in the sandbox (`ls`), as real commands do; the
     # "builtins" runs use shell builtins only: the platform's own cost per run.
@@ -196,7 +196,8 @@ def main() -> None:
     settings.DATABASES["default"].setdefault("TEST", {})["NAME"] = bench_db
     connection.creation.create_test_db(verbosity=0, autoclobber=True, serialize=False)
 
-    from tests.fixtures_runs import (
+    from tests.support import free_port
+    from tests.support.fixtures.runs import (
         PROCESS_ENV,
         AtelierServer,
         RedisServer,
@@ -205,7 +206,6 @@ def main() -> None:
         _wait_for_log,
         _wait_for_port,
     )
-    from tests.support import free_port
 
     workdir = Path(os.environ.get("TMPDIR", "/tmp")) / f"atelier-bench-{os.getpid()}"
     workdir.mkdir(parents=True, exist_ok=True)
@@ -340,8 +340,8 @@ def run_scenarios(
     from creations.models import FINAL_STATUSES, Run, RunStatus
     from creations.runs.services import creation_submit, run_cancel
     from creations.runs.state import run_finish
-    from tests.fixtures_accounts import make_user
-    from tests.runs.helpers import run_containers
+    from tests.support.fixtures.accounts import make_user
+    from tests.support.runs import run_containers
     from workspaces.models import ModelEndpoint, Role
     from workspaces.services import membership_add, workspace_create
 

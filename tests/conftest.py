@@ -1,4 +1,4 @@
-"""Suite-wide fixtures. Area-specific fixtures live in tests/fixtures_*.py plugins."""
+"""Suite-wide fixtures. Area-specific fixtures live in tests/support/fixtures/ (pytest plugins)."""
 
 from collections.abc import Iterator
 from typing import Any
@@ -8,12 +8,12 @@ import pytest
 from tests.support import IN_CI
 
 pytest_plugins = [
-    "tests.fixtures_accounts",
+    "tests.support.fixtures.accounts",
     # --- plugins added by other areas below (sandbox, model, runs, browser) ---
-    "tests.fixtures_model",  # agent area: the scripted OpenAI-compatible server
-    "tests.fixtures_sandbox",  # sandboxes area: image, provider, sandbox
-    "tests.fixtures_runs",  # runs area: a real Celery worker + beat + daphne (atelier_server, run_stack)
-    "tests.fixtures_browser",  # web area: headless Chromium against the running stack (browser, web)
+    "tests.support.fixtures.model",  # agent area: the scripted OpenAI-compatible server
+    "tests.support.fixtures.sandbox",  # sandboxes area: image, provider, sandbox
+    "tests.support.fixtures.runs",  # runs area: a real Celery worker + beat + daphne (atelier_server, run_stack)
+    "tests.support.fixtures.browser",  # web area: headless Chromium against the running stack (browser, web)
 ]
 
 

@@ -11,10 +11,10 @@ import pytest
 from django.urls import reverse
 from playwright.sync_api import Page, Route
 
-from tests.artifact_builders import Output, finished_run
-from tests.fixtures_accounts import PASSWORD, Team
-from tests.fixtures_browser import IMAGE_WIDTH, Web
-from tests.media_samples import hostile_html, hostile_markdown, hostile_svg
+from tests.support.artifacts import Output, finished_run
+from tests.support.fixtures.accounts import PASSWORD, Team
+from tests.support.fixtures.browser import IMAGE_WIDTH, Web
+from tests.support.media_samples import hostile_html, hostile_markdown, hostile_svg
 
 pytestmark = [pytest.mark.browser, pytest.mark.services, pytest.mark.django_db(transaction=True)]
 

@@ -8,10 +8,10 @@ from django.urls import reverse
 from playwright.sync_api import expect
 
 from creations.models import Run
-from tests.artifact_builders import Output, finished_run
-from tests.fixtures_accounts import PASSWORD, Team
-from tests.fixtures_browser import IMAGE_WIDTH, Web
-from tests.media_samples import map_html_bytes, midi_bytes, mp4_bytes, pdf_bytes, png_bytes, wav_bytes
+from tests.support.artifacts import Output, finished_run
+from tests.support.fixtures.accounts import PASSWORD, Team
+from tests.support.fixtures.browser import IMAGE_WIDTH, Web
+from tests.support.media_samples import map_html_bytes, midi_bytes, mp4_bytes, pdf_bytes, png_bytes, wav_bytes
 
 pytestmark = [pytest.mark.browser, pytest.mark.services, pytest.mark.django_db(transaction=True)]
 

@@ -10,8 +10,8 @@ import pytest
 
 from sandboxes.docker_runtime import DockerSandbox
 from sandboxes.freezer import Freezer
-from tests.sandboxes.helpers import start_with
 from tests.support import require
+from tests.support.sandboxes import start_with
 
 pytestmark = pytest.mark.timeout(300)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import docker
 import pytest
 
-from tests.sandboxes.helpers import start_with
+from tests.support.sandboxes import start_with
 
 pytestmark = pytest.mark.timeout(300)
 

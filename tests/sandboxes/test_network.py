@@ -126,7 +126,7 @@ def test_private_and_metadata_range_addresses_are_unreachable_from_the_sandbox(s
 
 
 def test_network_mode_none_leaves_only_loopback(sandbox_image):
-    from tests.sandboxes.helpers import start_with
+    from tests.support.sandboxes import start_with
 
     box = start_with(network_mode="none")
     try:

@@ -13,12 +13,12 @@ from creations.events.schema import EVENT_KINDS, EVENT_SCHEMAS, EventSchemaError
 from creations.events.store import store_events
 from creations.models import RunEvent, RunStatus
 from sandboxes.agent.events import EVENT_KINDS as AGENT_EVENT_KINDS
-from tests.fixtures_accounts import Team
-from tests.fixtures_runs import AtelierServer
-from tests.runs.factories import make_run
-from tests.runs.helpers import scripted_endpoint, stored_events, submit, wait_for_final
-from tests.scripted_model import ScriptedModel, bash, call, reply
-from tests.scripted_model import submit as submit_reply
+from tests.support.factories import make_run
+from tests.support.fixtures.accounts import Team
+from tests.support.fixtures.runs import AtelierServer
+from tests.support.runs import scripted_endpoint, stored_events, submit, wait_for_final
+from tests.support.scripted_model import ScriptedModel, bash, call, reply
+from tests.support.scripted_model import submit as submit_reply
 
 ROOT = Path(__file__).resolve().parents[3]
 

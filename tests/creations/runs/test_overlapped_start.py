@@ -18,10 +18,10 @@ from sandboxes.agent import AgentLimits, model_client_for
 from sandboxes.agent.one_shot import new_run_id, run_one_shot
 from sandboxes.pool import ColdStartProvider
 from sandboxes.runtime import Sandbox
-from tests.fixtures_accounts import Team
-from tests.runs.helpers import scripted_endpoint, submit
-from tests.scripted_model import ScriptedModel, bash
-from tests.scripted_model import submit as submit_reply
+from tests.support.fixtures.accounts import Team
+from tests.support.runs import scripted_endpoint, submit
+from tests.support.scripted_model import ScriptedModel, bash
+from tests.support.scripted_model import submit as submit_reply
 
 pytestmark = [pytest.mark.docker]
 

@@ -1,0 +1,55 @@
+"""Everything the tests share, in one place.
+
+- `factories`: factory-boy factories for every model (the one way to build one) and `make_run`.
+- `fixtures/`: pytest plugins (registered in tests/conftest.py): `accounts` (the team: owner,
+  member, viewer, outsider), `model` (the scripted model server), `sandbox` (the image, a real
+  gVisor sandbox), `runs` (a real Celery worker, beat and daphne: `run_stack`), `browser`
+  (headless Chromium against that stack).
+- `scripted_model`: an OpenAI-compatible HTTP server that plays a script of replies.
+- `runs`: submitting a run and waiting for it; `wsclient`: watching a run's websocket.
+- `artifacts`: finished runs with real files; `media_samples`: small real media and hostile files.
+- `agent`, `fakes`, `sandboxes`: helpers for the agent loop and sandbox tests.
+- below: skipping (never in CI), free ports, executables.
+
+bench/ imports from here only.
+"""
+
+import os
+import shutil
+import socket
+from typing import NoReturn
+
+import pytest
+
+IN_CI = os.environ.get("CI", "").lower() in {"1", "true", "yes"}
+
+
+def missing(reason: str) -> NoReturn:
+    """Skip a test whose real dependency is absent — except in CI, where a
+    skipped Docker/gVisor/Redis/Postgres/browser test would hide a broken feature."""
+    if IN_CI:
+        pytest.fail(f"required for this test but missing in CI: {reason}", pytrace=False)
+    pytest.skip(reason)
+
+
+def require(condition: bool, reason: str) -> None:
+    if not condition:
+        missing(reason)
+
+
+def port_open(host: str, port: int, timeout: float = 0.5) -> bool:
+    try:
+        with socket.create_connection((host, port), timeout=timeout):
+            return True
+    except OSError:
+        return False
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def has_executable(name: str) -> bool:
+    return shutil.which(name) is not None

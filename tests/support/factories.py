@@ -1,0 +1,141 @@
+"""factory-boy factories for every model tests build: the one way to make one.
+
+RunFactory()                                   a queued run of a new creation in a new workspace
+RunFactory(finished=True)                      a succeeded run (started and finished)
+RunFactory(creation__workspace=ws, creation__author=user, creation__visibility="public")
+ArtifactFactory(run=run, path="map.html", kind="map")
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+import factory
+from django.contrib.auth.models import User
+from django.utils import timezone
+from factory.django import DjangoModelFactory
+
+from creations.models import Artifact, ArtifactKind, Creation, InputFile, Run, RunEvent, RunStatus, Visibility
+from tests.support.fixtures.accounts import PASSWORD, Team
+from workspaces.models import Membership, ModelEndpoint, Role, Workspace
+
+
+def _soon(seconds: float) -> Any:
+    # A run's row is created when saved, after the factory picks its times: start it just after.
+    return factory.LazyFunction(lambda: timezone.now() + timedelta(seconds=seconds))
+
+
+class UserFactory(DjangoModelFactory[User]):
+    class Meta:
+        model = User
+        django_get_or_create = ("username",)
+        skip_postgeneration_save = True
+
+    username = factory.Sequence(lambda n: f"person{n}")
+    email = factory.LazyAttribute(lambda user: f"{user.username}@example.com")
+    password = factory.PostGenerationMethodCall("set_password", PASSWORD)
+
+    @factory.post_generation
+    def _save_password(user: User, create: bool, extracted: Any, **kwargs: Any) -> None:
+        if create:
+            user.save(update_fields=["password"])
+
+
+class WorkspaceFactory(DjangoModelFactory[Workspace]):
+    class Meta:
+        model = Workspace
+
+    name = factory.Sequence(lambda n: f"Studio {n}")
+    slug = factory.Sequence(lambda n: f"studio-{n}")
+
+
+class MembershipFactory(DjangoModelFactory[Membership]):
+    class Meta:
+        model = Membership
+
+    workspace = factory.SubFactory(WorkspaceFactory)
+    user = factory.SubFactory(UserFactory)
+    role = Role.MEMBER
+
+
+class ModelEndpointFactory(DjangoModelFactory[ModelEndpoint]):
+    class Meta:
+        model = ModelEndpoint
+
+    workspace = factory.SubFactory(WorkspaceFactory)
+    name = factory.Sequence(lambda n: f"model-{n}")
+    base_url = "http://127.0.0.1:9/v1"
+    model = "scripted"
+
+
+class CreationFactory(DjangoModelFactory[Creation]):
+    class Meta:
+        model = Creation
+
+    workspace = factory.SubFactory(WorkspaceFactory)
+    author = factory.SubFactory(UserFactory)
+    brief = "a calm piano piece"
+    visibility = Visibility.WORKSPACE
+
+
+class InputFileFactory(DjangoModelFactory[InputFile]):
+    class Meta:
+        model = InputFile
+
+    creation = factory.SubFactory(CreationFactory)
+    name = factory.Sequence(lambda n: f"input-{n}.csv")
+    file = factory.django.FileField(data=b"a,b\n1,2\n")
+    size = 8
+
+
+class RunFactory(DjangoModelFactory[Run]):
+    class Meta:
+        model = Run
+
+    class Params:
+        finished = factory.Trait(
+            status=RunStatus.SUCCEEDED,
+            reason="The agent submitted its work.",
+            started_at=_soon(1),
+            finished_at=_soon(2),
+            steps=1,
+        )
+
+    creation = factory.SubFactory(CreationFactory)
+    status = RunStatus.QUEUED
+
+
+class RunEventFactory(DjangoModelFactory[RunEvent]):
+    class Meta:
+        model = RunEvent
+
+    run = factory.SubFactory(RunFactory)
+    seq = factory.Sequence(lambda n: n + 1)
+    kind = "step_started"
+    payload = factory.LazyAttribute(lambda event: {"step": event.seq, "remaining": 10})
+
+
+class ArtifactFactory(DjangoModelFactory[Artifact]):
+    class Meta:
+        model = Artifact
+
+    run = factory.SubFactory(RunFactory, finished=True)
+    path = factory.Sequence(lambda n: f"file-{n:04}.png")
+    kind = ArtifactKind.IMAGE
+    size = 1
+    content_type = "image/png"
+    file = "artifacts/placeholder.png"
+
+
+def make_run(
+    team: Team, *, status: str = RunStatus.QUEUED, visibility: str = Visibility.WORKSPACE, **fields: Any
+) -> Run:
+    """A run of a new creation by the team's owner, in the team's workspace."""
+    return RunFactory.create(
+        creation__workspace=team.workspace,
+        creation__author=team.owner,
+        creation__visibility=visibility,
+        status=status,
+        **fields,
+    )

@@ -1,0 +1,103 @@
+"""Shared steps of the end-to-end run tests."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import docker
+from django.core.files.uploadedfile import SimpleUploadedFile
+
+from creations.models import FINAL_STATUSES, Run, RunEvent, Visibility
+from creations.runs.services import creation_submit
+from tests.support.fixtures.accounts import Team
+from tests.support.scripted_model import ScriptedModel, ScriptEntry
+from workspaces.models import ModelEndpoint
+
+
+def per_conversation(steps: Sequence[ScriptEntry]) -> Callable[[dict[str, Any]], ScriptEntry]:
+    """Answer each conversation by its own progress, so many runs can share one server."""
+
+    def answer(body: dict[str, Any]) -> ScriptEntry:
+        done = sum(1 for message in body.get("messages", []) if message.get("role") == "assistant")
+        return steps[min(done, len(steps) - 1)]
+
+    return answer
+
+
+def scripted_endpoint(team: Team, model: ScriptedModel, steps: Sequence[ScriptEntry]) -> ModelEndpoint:
+    model.play([])
+    model.exhausted = per_conversation(steps)
+    return ModelEndpoint.objects.get_or_create(
+        workspace=team.workspace, name="scripted", defaults={"base_url": model.base_url, "model": model.model}
+    )[0]
+
+
+def submit(
+    team: Team,
+    endpoint: ModelEndpoint,
+    *,
+    brief: str = "make a few files",
+    files: dict[str, bytes] | None = None,
+    visibility: str = Visibility.WORKSPACE,
+    **limits: Any,
+) -> Run:
+    uploads = [SimpleUploadedFile(name, data) for name, data in (files or {}).items()]
+    return creation_submit(
+        workspace=team.workspace,
+        author=team.member,
+        brief=brief,
+        files=uploads,
+        visibility=visibility,
+        model_endpoint=endpoint,
+        **limits,
+    )
+
+
+def wait_until(check: Callable[[], bool], *, timeout: float, what: str, logs: Callable[[], str] = str) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if check():
+            return
+        time.sleep(0.1)
+    raise AssertionError(f"gave up waiting for {what}\n{logs()}")
+
+
+def wait_for_final(run: Run, *, timeout: float = 120, logs: Callable[[], str] = str) -> Run:
+    wait_until(
+        lambda: Run.objects.filter(pk=run.pk, status__in=FINAL_STATUSES).exists(),
+        timeout=timeout,
+        what=f"run {run.pk} to end",
+        logs=logs,
+    )
+    run.refresh_from_db()
+    return run
+
+
+def wait_for_event(run: Run, kind: str, *, timeout: float = 60, logs: Callable[[], str] = str, **payload: Any) -> None:
+    def seen() -> bool:
+        events = RunEvent.objects.filter(run=run, kind=kind)
+        return any(all(e.payload.get(k) == v for k, v in payload.items()) for e in events)
+
+    wait_until(seen, timeout=timeout, what=f"a {kind} event in run {run.pk}", logs=logs)
+
+
+def stored_events(run: Run) -> list[dict[str, Any]]:
+    return [
+        {"seq": e.seq, "kind": e.kind, "payload": e.payload} for e in RunEvent.objects.filter(run=run).order_by("seq")
+    ]
+
+
+def run_containers(run_id: int) -> list[str]:
+    """Names of containers still there for this run (named or labelled after it)."""
+    client = docker.from_env()
+    names = []
+    # Summaries only: a container may vanish between listing and inspecting.
+    for summary in client.api.containers(all=True, filters={"label": "atelier.sandbox"}):
+        name = (summary.get("Names") or ["/?"])[0].lstrip("/")
+        labels = summary.get("Labels") or {}
+        if name.startswith(f"atelier-run-{run_id}-") or labels.get("atelier.run_id") == str(run_id):
+            names.append(name)
+    client.close()
+    return names
