@@ -40,8 +40,6 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -62,6 +60,7 @@ from sandboxes.agent import AgentLimits, model_client_for  # noqa: E402
 from sandboxes.agent.one_shot import new_run_id, run_one_shot  # noqa: E402
 from sandboxes.image import sandbox_image_tag  # noqa: E402
 from sandboxes.pool import ColdStartProvider  # noqa: E402
+from tests.support.databases import throwaway_database  # noqa: E402
 from tests.support.scripted_model import RecordedRequest, ScriptedModel, ScriptEntry, bash, submit  # noqa: E402
 
 REFERENCE_PYTHON = ROOT / "bench" / ".venv-reference" / "bin" / "python"
@@ -232,22 +231,6 @@ def pooled(runs: list[dict[str, Any]]) -> dict[str, Any]:
     return result
 
 
-@contextmanager
-def bench_database() -> Iterator[None]:
-    """A PostgreSQL database of the benchmark's own for the web path, dropped at the end."""
-    from django.db import connection
-
-    if connection.vendor != "postgresql":
-        sys.exit("bench/agent.py needs PostgreSQL for the web path: set DATABASE_URL (as `make bench` does).")
-    name = f"{settings.DATABASES['default']['NAME']}{BENCH_DB_SUFFIX}"
-    settings.DATABASES["default"].setdefault("TEST", {})["NAME"] = name
-    connection.creation.create_test_db(verbosity=0, autoclobber=True, serialize=False)
-    try:
-        yield
-    finally:
-        connection.creation.destroy_test_db(name, verbosity=0)
-
-
 def machine() -> dict[str, Any]:
     engine = docker.from_env().version()
     return {
@@ -278,7 +261,7 @@ def main() -> None:
         skipped = "--skip-reference"
     elif not REFERENCE_PYTHON.exists():
         sys.exit(f"no reference virtualenv at {REFERENCE_PYTHON.relative_to(ROOT)}: `make bench-reference` makes it")
-    with ScriptedModel() as server, bench_database():
+    with ScriptedModel() as server, throwaway_database(BENCH_DB_SUFFIX, needed_by="bench/agent.py (the web path)"):
         for _ in range(args.repeats):  # interleaved, so a busy moment on the machine hits every variant
             runs["ours_web"].append(run_ours_web(server, args.steps))
             runs["ours_in_process"].append(run_ours_in_process(server, args.steps))

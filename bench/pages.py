@@ -20,8 +20,6 @@ import platform
 import statistics
 import sys
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -34,7 +32,6 @@ import django  # noqa: E402
 
 django.setup()
 
-from django.conf import settings  # noqa: E402
 from django.contrib.auth.models import User  # noqa: E402
 from django.db import connection  # noqa: E402
 from django.test import Client  # noqa: E402
@@ -43,25 +40,13 @@ from django.urls import reverse  # noqa: E402
 from django.utils import timezone  # noqa: E402
 
 from creations.models import Artifact, ArtifactKind, Creation, Run, RunEvent, RunStatus, Visibility  # noqa: E402
+from tests.support.databases import throwaway_database  # noqa: E402
 from workspaces.models import Workspace  # noqa: E402
 
 RESULTS = ROOT / "bench" / "results" / "pages.json"
 BENCH_DB_SUFFIX = "_bench_pages"
 TARGET_P95_MS = 50.0
 KINDS = [ArtifactKind.IMAGE, ArtifactKind.MAP, ArtifactKind.VIDEO, ArtifactKind.AUDIO, ArtifactKind.PDF]
-
-
-@contextmanager
-def bench_database() -> Iterator[None]:
-    if connection.vendor != "postgresql":
-        sys.exit("bench/pages.py needs PostgreSQL: set DATABASE_URL (as `make bench` does).")
-    name = f"{settings.DATABASES['default']['NAME']}{BENCH_DB_SUFFIX}"
-    settings.DATABASES["default"].setdefault("TEST", {})["NAME"] = name
-    connection.creation.create_test_db(verbosity=0, autoclobber=True, serialize=False)
-    try:
-        yield
-    finally:
-        connection.creation.destroy_test_db(name, verbosity=0)
 
 
 def step_events(step: int) -> list[tuple[str, dict[str, Any]]]:
@@ -129,9 +114,7 @@ def seed_workspace(owner: User, *, slug: str, artifacts: int, run_events: int) -
         creation = Creation.objects.create(
             workspace=workspace, author=owner, brief=f"brief {index}", title=f"Creation {index}", visibility=visibility
         )
-        runs.append(
-            Run.objects.create(creation=creation, status=RunStatus.SUCCEEDED, finished_at=now, steps=3)
-        )
+        runs.append(Run.objects.create(creation=creation, status=RunStatus.SUCCEEDED, finished_at=now, steps=3))
     Artifact.objects.bulk_create(
         [
             Artifact(
@@ -204,7 +187,7 @@ def main() -> None:
     args = parser.parse_args()
     setup_test_environment()
     results: dict[str, dict[str, Any]] = {}
-    with bench_database():
+    with throwaway_database(BENCH_DB_SUFFIX, needed_by="bench/pages.py"):
         owner = User.objects.create_user("owner", password="x")  # noqa: S106 - a throwaway database
         sizes = {
             "small (100 artifacts, 40-event run)": seed_workspace(owner, slug="small", artifacts=100, run_events=40),
