@@ -5,9 +5,9 @@ from django.db import migrations, models
 def fill_workspace(apps, schema_editor):
     Artifact = apps.get_model("creations", "Artifact")
     Run = apps.get_model("creations", "Run")
-    for run_id, workspace_id in Run.objects.filter(artifacts__isnull=False).values_list(
-        "pk", "creation__workspace_id"
-    ).distinct():
+    for run_id, workspace_id in (
+        Run.objects.filter(artifacts__isnull=False).values_list("pk", "creation__workspace_id").distinct()
+    ):
         Artifact.objects.filter(run_id=run_id).update(workspace_id=workspace_id)
 
 
