@@ -38,6 +38,9 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+
+from measuring import cpu_per_run, cpu_snapshot, machine_speed, niced, summary  # noqa: E402 - beside this file
+
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.test_settings")
 BENCH_DB_SUFFIX = "_bench"  # a database of its own, named after DATABASE_URL's
 STEPS = 20
@@ -67,73 +70,6 @@ def serve_model(port_file: str) -> None:
     Path(port_file).write_text(str(server.port))
     while True:
         time.sleep(3600)
-
-
-# --- helpers ---------------------------------------------------------------------
-
-
-def _niced(priority: int, argv: list[str]) -> list[str]:
-    """Run argv at a CPU priority. On one 2-core box the batch work (worker and
-    sandboxes) would otherwise starve the processes that serve the pages."""
-    return ["nice", "-n", str(priority), *argv] if priority else argv
-
-
-def machine_speed() -> float:
-    """Seconds for a fixed pure-Python loop: these VMs share their hosts, and
-    this tells runs measured on a slow moment from a slower platform."""
-    started = time.perf_counter()
-    total = 0
-    for i in range(10_000_000):
-        total += i
-    return round(time.perf_counter() - started, 3)
-
-
-def percentile(samples: list[float], fraction: float) -> float:
-    ordered = sorted(samples)
-    return ordered[min(len(ordered) - 1, int(len(ordered) * fraction))]
-
-
-def summary(samples_ms: list[float]) -> dict[str, float]:
-    if not samples_ms:
-        return {"events": 0}
-    return {
-        "events": len(samples_ms),
-        "p50_ms": round(statistics.median(samples_ms), 2),
-        "p99_ms": round(percentile(samples_ms, 0.99), 2),
-        "max_ms": round(max(samples_ms), 2),
-    }
-
-
-# Where the sandboxes' CPU is accounted (cgroup v1): their own parent group
-# when SANDBOX_CGROUP_PARENT is set, else Docker's; absent: not reported.
-_SANDBOX_GROUP = (os.environ.get("SANDBOX_CGROUP_PARENT") or "/docker").strip("/")
-SANDBOX_CPUACCT = (
-    Path(f"/sys/fs/cgroup/cpuacct/{_SANDBOX_GROUP}/cpuacct.usage"),
-    Path(f"/sys/fs/cgroup/cpu,cpuacct/{_SANDBOX_GROUP}/cpuacct.usage"),
-)
-
-
-def cpu_snapshot(pids: dict[str, int]) -> dict[str, float]:
-    """CPU seconds used so far: the whole machine, some processes, Docker's containers."""
-    ticks = os.sysconf("SC_CLK_TCK")
-    fields = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
-    snapshot = {"machine": (sum(fields) - fields[3] - fields[4]) / ticks}  # all but idle and iowait
-    for name, pid in pids.items():
-        try:
-            stat = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        snapshot[name] = (int(stat[11]) + int(stat[12])) / ticks  # utime + stime
-    for path in SANDBOX_CPUACCT:
-        if path.exists():
-            snapshot["sandboxes"] = int(path.read_text()) / 1e9
-            break
-    return snapshot
-
-
-def cpu_per_run(before: dict[str, float], after: dict[str, float], runs: int) -> dict[str, Any]:
-    per_run: dict[str, Any] = {f"{k}_s": round((after[k] - before[k]) / runs, 3) for k in before if k in after}
-    return {**per_run, "note": "CPU seconds per run during the phase; machine = every process, both cores"}
 
 
 async def watch(ws_url: str, origin: str, cookie: str, opened: list[float]) -> list[float]:
@@ -243,7 +179,7 @@ def main() -> None:
     server.processes = {
         "web": _Process(
             "web",
-            _niced(
+            niced(
                 args.web_nice,
                 [
                     str(Path(sys.executable).parent / "daphne"),
@@ -286,7 +222,7 @@ def main() -> None:
     server.processes["worker"] = worker(worker_concurrency)
     port_file = workdir / "model.port"
     model = subprocess.Popen(
-        _niced(args.model_nice, [sys.executable, __file__, "--serve-model", str(port_file)]), cwd=ROOT
+        niced(args.model_nice, [sys.executable, __file__, "--serve-model", str(port_file)]), cwd=ROOT
     )
     results: dict[str, Any] = {}
     speed_before = machine_speed()

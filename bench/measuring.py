@@ -1,0 +1,73 @@
+"""Measuring helpers the benchmarks share: CPU accounting, percentiles, the machine's speed."""
+
+from __future__ import annotations
+
+import os
+import statistics
+import time
+from pathlib import Path
+from typing import Any
+
+
+def niced(priority: int, argv: list[str]) -> list[str]:
+    """Run argv at a CPU priority. On one 2-core box the batch work (worker and
+    sandboxes) would otherwise starve the processes that serve the pages."""
+    return ["nice", "-n", str(priority), *argv] if priority else argv
+
+
+def machine_speed() -> float:
+    """Seconds for a fixed pure-Python loop: these VMs share their hosts, and
+    this tells runs measured on a slow moment from a slower platform."""
+    started = time.perf_counter()
+    total = 0
+    for i in range(10_000_000):
+        total += i
+    return round(time.perf_counter() - started, 3)
+
+
+def percentile(samples: list[float], fraction: float) -> float:
+    ordered = sorted(samples)
+    return ordered[min(len(ordered) - 1, int(len(ordered) * fraction))]
+
+
+def summary(samples_ms: list[float]) -> dict[str, float]:
+    if not samples_ms:
+        return {"events": 0}
+    return {
+        "events": len(samples_ms),
+        "p50_ms": round(statistics.median(samples_ms), 2),
+        "p99_ms": round(percentile(samples_ms, 0.99), 2),
+        "max_ms": round(max(samples_ms), 2),
+    }
+
+
+# Where the sandboxes' CPU is accounted (cgroup v1): their own parent group
+# when SANDBOX_CGROUP_PARENT is set, else Docker's; absent: not reported.
+_SANDBOX_GROUP = (os.environ.get("SANDBOX_CGROUP_PARENT") or "/docker").strip("/")
+SANDBOX_CPUACCT = (
+    Path(f"/sys/fs/cgroup/cpuacct/{_SANDBOX_GROUP}/cpuacct.usage"),
+    Path(f"/sys/fs/cgroup/cpu,cpuacct/{_SANDBOX_GROUP}/cpuacct.usage"),
+)
+
+
+def cpu_snapshot(pids: dict[str, int]) -> dict[str, float]:
+    """CPU seconds used so far: the whole machine, some processes, Docker's containers."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    fields = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    snapshot = {"machine": (sum(fields) - fields[3] - fields[4]) / ticks}  # all but idle and iowait
+    for name, pid in pids.items():
+        try:
+            stat = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        snapshot[name] = (int(stat[11]) + int(stat[12])) / ticks  # utime + stime
+    for path in SANDBOX_CPUACCT:
+        if path.exists():
+            snapshot["sandboxes"] = int(path.read_text()) / 1e9
+            break
+    return snapshot
+
+
+def cpu_per_run(before: dict[str, float], after: dict[str, float], runs: int) -> dict[str, Any]:
+    per_run: dict[str, Any] = {f"{k}_s": round((after[k] - before[k]) / runs, 3) for k in before if k in after}
+    return {**per_run, "note": "CPU seconds per run during the phase; machine = every process, both cores"}
