@@ -40,6 +40,14 @@ def _media_in_tmp(settings: Any, tmp_path_factory: pytest.TempPathFactory) -> No
     settings.MEDIA_ROOT = tmp_path_factory.mktemp("media")
 
 
+@pytest.fixture(autouse=True)
+def _run_events_match_their_schema(settings: Any) -> None:
+    """An event stored in a test that drifts from its schema fails the test, as in
+    development (the stack's processes get the same in PROCESS_ENV). A fixture, not
+    test settings: those change only what makes tests fast."""
+    settings.RUN_EVENT_SCHEMA_STRICT = True
+
+
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     if IN_CI and terminalreporter.stats.get("skipped"):
         terminalreporter.write_line("CI: skipped tests are failures here (see above).", red=True)

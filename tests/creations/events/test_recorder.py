@@ -28,12 +28,20 @@ def _running(team: Team) -> Run:
     return make_run(team, status=RunStatus.RUNNING)
 
 
+def _result(output: str, **fields: Any) -> dict[str, Any]:
+    """A tool_result payload as the agent sends it (creations/events/schema.py)."""
+    return {"step": 1, "call_id": "c1", "name": "execute_bash", "output": output, "is_error": False,
+            "exit_code": 0, "duration": 0.5, **fields}  # fmt: skip
+
+
 def test_events_get_gapless_seqs_in_the_order_they_happened(team: Team) -> None:
     run = _running(team)
     recorder = EventRecorder(run.pk)
     for step in range(1, 6):
-        recorder.record("step_started", {"step": step})
-        recorder.record("tool_call", {"step": step, "call_id": f"c{step}", "name": "execute_bash"})
+        recorder.record("step_started", {"step": step, "remaining": 5 - step})
+        recorder.record(
+            "tool_call", {"step": step, "call_id": f"c{step}", "name": "execute_bash", "arguments": {"command": "ls"}}
+        )
     recorder.close()
     events = _events(run)
     assert [e.seq for e in events] == list(range(1, 11))
@@ -48,7 +56,7 @@ def test_a_flood_of_output_pieces_makes_few_rows_and_keeps_every_byte(team: Team
     pieces = [f"line {i:05d}\n" for i in range(5000)]  # 55 KB in 5000 pieces
     for piece in pieces:
         recorder.record("tool_output_delta", {"step": 1, "call_id": "c1", "text": piece})
-    recorder.record("tool_result", {"step": 1, "call_id": "c1", "output": "ok"})
+    recorder.record("tool_result", _result("ok"))
     recorder.close()
     deltas = [e for e in _events(run) if e.kind == "tool_output_delta"]
     assert len(deltas) <= 8
@@ -88,7 +96,7 @@ def test_a_huge_payload_is_capped_and_the_whole_text_kept_as_a_file(team: Team, 
     settings.RUN_EVENT_PAYLOAD_MAX_BYTES = 32 * 1024
     run = _running(team)
     output = "".join(f"row {i} " + "é" * 20 + "\n" for i in range(5000))  # ~150 KB, multi-byte
-    store_events(run.pk, [("tool_result", {"step": 1, "call_id": "c1", "output": output, "exit_code": 0})])
+    store_events(run.pk, [("tool_result", _result(output, exit_code=0))])
     event = _events(run)[0]
 
     assert len(json.dumps(event.payload, ensure_ascii=False).encode()) <= 32 * 1024
@@ -107,7 +115,7 @@ def test_live_output_past_the_per_command_cap_is_left_out_and_said_so(team: Team
     recorder = EventRecorder(run.pk, coalesce_seconds=10, stream_max_per_call=10_000)
     for _ in range(100):
         recorder.record("tool_output_delta", {"step": 1, "call_id": "c1", "text": "x" * 1000})
-    recorder.record("tool_result", {"step": 1, "call_id": "c1", "output": "(truncated)"})
+    recorder.record("tool_result", _result("(truncated)"))
     recorder.close()
     events = _events(run)
     streamed = "".join(e.payload["text"] for e in events if e.kind == "tool_output_delta")
@@ -119,9 +127,9 @@ def test_live_output_past_the_per_command_cap_is_left_out_and_said_so(team: Team
 def test_nothing_is_appended_after_the_final_event(team: Team) -> None:
     run = _running(team)
     recorder = EventRecorder(run.pk)
-    recorder.record("step_started", {"step": 1})
+    recorder.record("step_started", {"step": 1, "remaining": 9})
     assert run_finish(run_id=run.pk, status=RunStatus.FAILED, reason="worker lost")
-    recorder.record("step_started", {"step": 2})
+    recorder.record("step_started", {"step": 2, "remaining": 8})
     recorder.close()
     events = _events(run)
     assert [e.kind for e in events] == ["step_started", "status"]
@@ -136,7 +144,13 @@ def test_concurrent_writers_never_share_or_skip_a_seq(team: Team) -> None:
     def write(tag: str) -> None:
         try:
             for i in range(25):
-                store_events(run.pk, [("note", {"by": tag, "i": i}), ("note", {"by": tag, "i": i, "half": 2})])
+                store_events(
+                    run.pk,
+                    [
+                        ("tool_output_delta", {"step": i, "call_id": tag, "text": "1"}),
+                        ("tool_output_delta", {"step": i, "call_id": tag, "text": "2"}),
+                    ],
+                )
         finally:
             connection.close()
 
@@ -148,5 +162,5 @@ def test_concurrent_writers_never_share_or_skip_a_seq(team: Team) -> None:
     seqs = [e.seq for e in _events(run)]
     assert seqs == list(range(1, 201))
     for tag in ("t0", "t1", "t2", "t3"):  # each writer's batch stayed together and in order
-        mine = [(e.payload["i"], e.payload.get("half", 1)) for e in _events(run) if e.payload["by"] == tag]
+        mine = [(e.payload["step"], int(e.payload["text"])) for e in _events(run) if e.payload["call_id"] == tag]
         assert mine == [(i, h) for i in range(25) for h in (1, 2)]

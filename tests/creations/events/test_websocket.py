@@ -17,10 +17,13 @@ from tests.support.wsclient import open_stream, read_events
 
 pytestmark = [pytest.mark.services, pytest.mark.django_db(transaction=True)]
 
+CALL = {"step": 1, "call_id": "c1", "name": "execute_bash", "arguments": {"command": "ls"}}
+RESULT = {"step": 1, "call_id": "c1", "name": "execute_bash", "output": "", "is_error": False, "duration": 0.1}
+
 
 def _finished_run(team: Team, visibility: str = Visibility.WORKSPACE) -> int:
     run = make_run(team, status=RunStatus.RUNNING, visibility=visibility)
-    store_events(run.pk, [("step_started", {"step": i}) for i in range(1, 6)])
+    store_events(run.pk, [("step_started", {"step": i, "remaining": 5 - i}) for i in range(1, 6)])
     run_finish(run_id=run.pk, status=RunStatus.SUCCEEDED, reason="Submitted.")
     return run.pk
 
@@ -80,10 +83,10 @@ def test_a_page_from_another_origin_cannot_open_the_socket(run_stack: AtelierSer
 
 def test_a_live_watcher_gets_new_events_as_they_are_stored(run_stack: AtelierServer, team: Team) -> None:
     run = make_run(team, status=RunStatus.RUNNING)
-    store_events(run.pk, [("step_started", {"step": 1})])
+    store_events(run.pk, [("step_started", {"step": 1, "remaining": 9})])
     with open_stream(run_stack, run.pk, cookie=run_stack.cookie_for(team.member)) as ws:
         first, _ = read_events(ws, until_seq=1, timeout=10)
-        store_events(run.pk, [("tool_call", {"step": 1}), ("tool_result", {"step": 1})])
+        store_events(run.pk, [("tool_call", CALL), ("tool_result", RESULT)])
         live, _ = read_events(ws, until_seq=3, timeout=10)
         run_finish(run_id=run.pk, status=RunStatus.CANCELLED, reason="Cancelled.")
         last, closed = read_events(ws, timeout=10)
