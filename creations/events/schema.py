@@ -2,34 +2,37 @@
 
 A run's events are the agent's (declared by the agent package, which knows
 nothing of runs: `sandboxes.agent.events.AGENT_EVENT_PAYLOADS`) plus the
-platform's own (`status`, `artifacts`). What is stored may carry more than the
-agent sent: a payload too large to keep inline is cut and points to files
+platform's own (`status`, `artifacts`). The agent owns its part because it is
+the one that sends those fields, and the CLI prints them without any platform;
+the platform owns the stored form, extending each agent schema here, because
+only storing adds to a payload: one too large to keep inline has its largest
+fields cut to their first characters, the whole of each kept in a file
 (`truncated`, `overflow`), and a command's result says how much of its live
-output was left out (`stream_omitted_bytes`). Those fields are declared here,
-once, for every kind.
+output was left out (`stream_omitted_bytes`).
 
-Every schema refuses undeclared fields, so a payload that drifts from the
-contract is a bug found where it is stored (`check_event`), not a page that
-silently shows less. Readers (the trajectory, the export, the run page's
-script) take field names from here; a test holds the script to them.
+Every schema refuses undeclared fields and values of the wrong type, so a
+payload that drifts from the contract is a bug found where it is stored
+(`check_event`), not a page that silently shows less. Readers (the
+trajectory, the export, the run page's script) take field names from here;
+a test holds the script to them.
 """
 
 from __future__ import annotations
 
 import logging
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal, Self
 
 from django.conf import settings
-from pydantic import BaseModel, ConfigDict, ValidationError, create_model
+from pydantic import BaseModel, ConfigDict, ValidationError, create_model, model_validator
 
 from creations.models import ArtifactKind, RunStatus
-from sandboxes.agent.events import AGENT_EVENT_PAYLOADS, EventPayload, ToolResult
+from sandboxes.agent.events import AGENT_EVENT_PAYLOADS, EventPayload, ToolCall, ToolResult
 
 log = logging.getLogger(__name__)
 
 
 class _Schema(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
 
 
 class OverflowFile(_Schema):
@@ -38,10 +41,34 @@ class OverflowFile(_Schema):
 
 
 class Capped(_Schema):
-    """Present on any stored payload whose fields were cut to fit the inline limit."""
+    """Present on any stored payload whose fields were cut to fit the inline limit:
+    `overflow` maps each cut field to the file holding all of it."""
 
     truncated: bool = False
     overflow: dict[str, OverflowFile] | None = None
+
+    # Fields that are not text yet may be cut like any other, to the first characters of
+    # their JSON; they are text exactly when `overflow` names them.
+    cut_to_text: ClassVar[frozenset[str]] = frozenset()
+
+    @model_validator(mode="after")
+    def _cuts_are_accounted_for(self) -> Self:
+        overflow = self.overflow or {}
+        if self.truncated != bool(overflow):
+            raise ValueError("`truncated` is set exactly when `overflow` names the fields that were cut")
+        unknown = sorted(set(overflow) - set(type(self).model_fields) - {"truncated", "overflow"})
+        if unknown:
+            raise ValueError(f"`overflow` names fields this kind does not have: {unknown}")
+        for name in self.cut_to_text:
+            if isinstance(getattr(self, name), str) and name not in overflow:
+                raise ValueError(f"`{name}` is text only when it was cut to fit (and named in `overflow`)")
+        return self
+
+
+class StoredToolCall(ToolCall, Capped):
+    arguments: dict[str, Any] | str  # type: ignore[assignment]  # text: the start of its JSON, when cut
+
+    cut_to_text = frozenset({"arguments"})
 
 
 class StoredToolResult(ToolResult, Capped):
@@ -77,14 +104,19 @@ class RejectedOutput(_Schema):
 
 
 class ArtifactsCollected(Capped):
-    items: list[ArtifactItem]
-    rejected: list[RejectedOutput] | None = None
+    items: list[ArtifactItem] | str  # text: the start of its JSON, when a run made very many files
+    rejected: list[RejectedOutput] | str | None = None
     note: str | None = None
+
+    cut_to_text = frozenset({"items", "rejected"})
+
+
+_STORED_AS: dict[type[EventPayload], type[Capped]] = {ToolCall: StoredToolCall, ToolResult: StoredToolResult}
 
 
 def _stored(payload: type[EventPayload]) -> type[BaseModel]:
-    if payload is ToolResult:
-        return StoredToolResult
+    if payload in _STORED_AS:
+        return _STORED_AS[payload]
     return create_model(f"Stored{payload.__name__}", __base__=(payload, Capped))
 
 

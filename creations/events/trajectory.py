@@ -7,23 +7,25 @@ write; an event that does not fit is left out (and logged), never a 500.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any
 
 from django.conf import settings
 
-from creations.events.schema import ArtifactsCollected, StoredToolResult, read_event
+from creations.events.schema import ArtifactsCollected, StoredToolCall, StoredToolResult, read_event
 from creations.models import Run, RunEvent
-from sandboxes.agent.events import AssistantMessage, ErrorReport, Finished, TextDelta, ToolCall, ToolOutputDelta
+from sandboxes.agent.events import AssistantMessage, ErrorReport, Finished, TextDelta, ToolOutputDelta
 
 
 @dataclass
 class TrajectoryCall:
     call_id: str
     name: str
-    arguments: Any
+    arguments: dict[str, Any] | str  # text: the start of the arguments' JSON, when they were too long to store
     output: str = ""
     result_seq: int | None = None  # the tool_result event, whose whole output a page can link to
+    stored_output_bytes: int | None = None  # the whole output's size, when only its start is stored inline
     is_error: bool = False
     exit_code: int | None = None
     duration: float | None = None
@@ -31,15 +33,18 @@ class TrajectoryCall:
 
     @property
     def command(self) -> str:
-        """What a person reads as 'the command': bash's command, or the editor's action."""
-        args = self.arguments if isinstance(self.arguments, dict) else {}
+        """What a person reads as 'the command': bash's command, or the editor's action
+        (or, for arguments cut to fit, the start of their JSON, as the live page shows it)."""
+        if isinstance(self.arguments, str):
+            return self.arguments[:2000]
+        args = self.arguments
         if self.name == "execute_bash":
             return str(args.get("command", ""))
         if self.name == "str_replace_editor":
             return f"{args.get('command', '')} {args.get('path', '')}".strip()
         if self.name == "submit":
             return ""
-        return str(self.arguments)[:2000]
+        return json.dumps(args, ensure_ascii=False)[:2000]
 
     @property
     def output_preview(self) -> str:
@@ -98,7 +103,7 @@ class _Folder:
             step.text = event.content or step.text or ""
             step.reasoning = event.reasoning or step.reasoning or ""
             step.has_message = True
-        elif isinstance(event, ToolCall):
+        elif isinstance(event, StoredToolCall):
             call = TrajectoryCall(call_id=event.call_id, name=event.name, arguments=event.arguments)
             self.calls[call.call_id] = call
             self.step(event.step).calls.append(call)
@@ -115,6 +120,8 @@ class _Folder:
                 result_of.duration = event.duration
                 result_of.finished = True
                 result_of.result_seq = seq
+                whole = (event.overflow or {}).get("output")
+                result_of.stored_output_bytes = whole.bytes if whole is not None else None
         elif isinstance(event, ErrorReport):
             (self.step(event.step).errors if event.step is not None else self.notes).append(event.message)
         elif isinstance(event, Finished):

@@ -2,25 +2,39 @@
 
 These types are the contract with the runs service: it persists every event
 and streams it to the browser, so payloads stay plain JSON-able dicts, each
-kind's fields declared once below (pydantic models, validated where events
-are stored).
+kind's fields declared once below. The platform stores them under the
+schemas of creations/events/schema.py, which take these models and add its
+own kinds and the fields storing adds; this package must not import it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict
+
+OutcomeReason = Literal[
+    "submitted",
+    "step_limit",
+    "token_limit",
+    "time_limit",
+    "cancelled",
+    "model_error",
+    "sandbox_error",
+]
+OUTCOME_REASONS: tuple[str, ...] = get_args(OutcomeReason)
 
 
 class EventPayload(BaseModel):
     """What one agent event carries. Undeclared fields are refused: a field the
     loop starts sending must be declared here first, where the platform (which
-    stores, streams and renders every event) reads the contract."""
+    stores, streams and renders every event) reads the contract. Types are
+    strict: "3" is not a step and 1 is not True, so a drift in what the loop
+    sends is caught, not quietly converted."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
 
 
 class StepStarted(EventPayload):
@@ -78,7 +92,7 @@ class ErrorReport(EventPayload):
 
 
 class Finished(EventPayload):
-    reason: str  # one of OUTCOME_REASONS
+    reason: OutcomeReason
     steps: int
     message: str
 
@@ -97,16 +111,6 @@ AGENT_EVENT_PAYLOADS: dict[str, type[EventPayload]] = {
     "finished": Finished,
 }
 EVENT_KINDS = tuple(AGENT_EVENT_PAYLOADS)
-
-OUTCOME_REASONS = (
-    "submitted",
-    "step_limit",
-    "token_limit",
-    "time_limit",
-    "cancelled",
-    "model_error",
-    "sandbox_error",
-)
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,8 @@
   var announcer = root.querySelector("[data-role=announcer]");
   var cancelForm = root.querySelector("[data-role=cancel-form]");
   var artifactsBox = root.querySelector("[data-role=artifacts]");
+  // The whole text of an event's field, for one the server had to cut: ".../events/0/field/".
+  var eventFieldUrl = root.getAttribute("data-event-field-url") || "";
 
   var startedAt = Date.parse(root.getAttribute("data-started-at")) || Date.now();
   var finishedAt = null;
@@ -42,6 +44,11 @@
 
   function announce(text) {
     if (announcer) announcer.textContent = text;
+  }
+
+  function bytes(n) {
+    if (n >= 1048576) return (n / 1048576).toFixed(1) + " MB";
+    return (n / 1024).toFixed(1) + " KB";
   }
 
   function compact(n) {
@@ -140,11 +147,25 @@
     if (follow) call.pre.scrollTop = call.pre.scrollHeight;
   }
 
-  function finishCall(p) {
+  function wholeTextLink(seq, field, size) {
+    var line = el("p", "small");
+    var link = el("a", null, "Show the whole " + field + " (" + bytes(size) + ")");
+    link.href = eventFieldUrl.replace(/\/0\/field\/$/, "/" + seq + "/" + field + "/");
+    link.target = "_blank";
+    link.rel = "noopener";
+    line.appendChild(link);
+    return line;
+  }
+
+  function finishCall(p, seq) {
     var call = calls[p.call_id];
     if (!call) return;
     call.done = true;
     if (typeof p.output === "string") call.pre.textContent = p.output;
+    // A very long output is stored cut; the rest is a click away, as on the finished page.
+    if (p.overflow && p.overflow.output && eventFieldUrl) {
+      call.details.appendChild(wholeTextLink(seq, "output", p.overflow.output.bytes));
+    }
     call.details.hidden = !call.pre.textContent;
     var bits = [];
     if (p.exit_code !== null && p.exit_code !== undefined) bits.push("exit " + p.exit_code);
@@ -168,6 +189,10 @@
     window.htmx.ajax("GET", root.getAttribute("data-artifacts-url"), { target: artifactsBox, swap: "innerHTML" });
   }
 
+  // One case per event kind of creations/events/schema.py, reading only the fields it
+  // declares (a test holds this switch to the schema). Not drawn on purpose:
+  // tool_result.stream_omitted_bytes (the streamed text says where it was cut) and
+  // usage.total_tokens/estimated (the page sums prompt and completion tokens).
   function onEvent(event) {
     var p = event.payload || {};
     switch (event.kind) {
@@ -211,7 +236,7 @@
         appendOutput(p);
         break;
       case "tool_result":
-        finishCall(p);
+        finishCall(p, event.seq);
         break;
       case "usage":
         tokens += (Number(p.prompt_tokens) || 0) + (Number(p.completion_tokens) || 0);

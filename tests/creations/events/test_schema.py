@@ -5,12 +5,22 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 import pytest
+from django.utils import timezone
+from pydantic import BaseModel
 
-from creations.events.schema import EVENT_KINDS, EVENT_SCHEMAS, EventSchemaError, check_event, validate_event
-from creations.events.store import store_events
+from creations.events.schema import (
+    EVENT_KINDS,
+    EVENT_SCHEMAS,
+    EventSchemaError,
+    OverflowFile,
+    check_event,
+    validate_event,
+)
+from creations.events.store import cap_payload, event_wire, store_events
+from creations.events.trajectory import run_events_export, run_trajectory
 from creations.models import RunEvent, RunStatus
 from sandboxes.agent.events import EVENT_KINDS as AGENT_EVENT_KINDS
 from tests.support.factories import make_run
@@ -64,11 +74,81 @@ def test_a_field_of_the_wrong_type_or_value_is_refused(kind: str, field: str, va
         validate_event(kind, {**VALID[kind], field: value})
 
 
+# For each kind, a field given a value of the wrong type: no coercion, "3" is not a step and 1 is not True.
+WRONG: dict[str, tuple[str, Any]] = {
+    "step_started": ("step", "1"),
+    "assistant_delta": ("text", 7),
+    "reasoning_delta": ("step", 1.5),
+    "assistant_message": ("content", ["Let me look."]),
+    "tool_call": ("arguments", ["ls"]),
+    "tool_output_delta": ("call_id", 1),
+    "tool_result": ("is_error", 0),
+    "usage": ("estimated", "false"),
+    "error": ("message", None),
+    "finished": ("reason", "gave_up"),
+    "status": ("final", "yes"),
+    "artifacts": ("items", {"id": 1}),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(WRONG))
+def test_each_schema_refuses_a_value_of_the_wrong_type(kind: str) -> None:
+    assert set(WRONG) == set(EVENT_KINDS)
+    field, value = WRONG[kind]
+    with pytest.raises(EventSchemaError, match=field):
+        validate_event(kind, {**VALID[kind], field: value})
+
+
+# A payload of each kind with one field too long to store inline (kinds of numbers only never are).
+HUGE = "x" * 40_000
+TOO_LONG: dict[str, dict[str, Any]] = {
+    "assistant_delta": {**VALID["assistant_delta"], "text": HUGE},
+    "reasoning_delta": {**VALID["reasoning_delta"], "text": HUGE},
+    "assistant_message": {**VALID["assistant_message"], "content": HUGE},
+    "tool_call": {**VALID["tool_call"], "arguments": {"command": "create", "path": "/a.txt", "file_text": HUGE}},
+    "tool_output_delta": {**VALID["tool_output_delta"], "text": HUGE},
+    "tool_result": {**VALID["tool_result"], "output": HUGE, "stream_omitted_bytes": 12},
+    "error": {**VALID["error"], "message": HUGE},
+    "finished": {**VALID["finished"], "message": HUGE},
+    "status": {**VALID["status"], "reason": HUGE},
+    "artifacts": {"items": [{**VALID["artifacts"]["items"][0], "id": i} for i in range(600)], "note": "Many."},
+}
+
+
+@pytest.mark.parametrize("kind", sorted(TOO_LONG))
+def test_a_payload_cut_to_fit_still_matches_its_schema(kind: str) -> None:
+    assert set(TOO_LONG) == set(EVENT_KINDS) - {"step_started", "usage"}
+    capped = cap_payload(1, TOO_LONG[kind], limit=4096)
+    assert capped["truncated"] is True
+    validate_event(kind, capped)
+
+
 def test_capped_payloads_fit_every_schema() -> None:
+    # Every kind: test_a_payload_cut_to_fit_still_matches_its_schema, with what the store really writes.
     capped = {"truncated": True, "overflow": {"output": {"path": "run-events/1/x.txt", "bytes": 99999}}}
-    for kind, payload in VALID.items():
-        validate_event(kind, {**payload, **capped})
+    validate_event("tool_result", {**VALID["tool_result"], **capped})
     validate_event("tool_result", {**VALID["tool_result"], "stream_omitted_bytes": 12})
+
+
+FILE = {"path": "run-events/1/x.txt", "bytes": 99999}
+
+
+@pytest.mark.parametrize(
+    ("kind", "payload"),
+    [
+        # A field that is not text is text only when it was cut, and then `overflow` says so.
+        ("tool_call", {**VALID["tool_call"], "arguments": '{"command": "l'}),
+        ("artifacts", {"items": '[{"id": 1'}),
+        # `overflow` points at fields of this kind, and comes with `truncated`.
+        ("step_started", {**VALID["step_started"], "truncated": True, "overflow": {"output": FILE}}),
+        ("tool_result", {**VALID["tool_result"], "truncated": True}),
+        ("tool_result", {**VALID["tool_result"], "overflow": {"output": FILE}}),
+        ("tool_result", {**VALID["tool_result"], "truncated": True, "overflow": {"output": {"path": "p"}}}),
+    ],
+)
+def test_a_cut_that_is_not_accounted_for_is_refused(kind: str, payload: dict[str, Any]) -> None:
+    with pytest.raises(EventSchemaError):
+        validate_event(kind, payload)
 
 
 def test_an_unknown_kind_is_refused() -> None:
@@ -90,30 +170,88 @@ def test_a_drifting_event_is_refused_in_strict_mode_and_stored_otherwise(team: T
     assert RunEvent.objects.filter(run=run, kind="usage").count() == 1
 
 
-def _handled_kinds(script: str) -> set[str]:
-    return set(re.findall(r'case "([a-z_]+)":', script))
+@pytest.mark.django_db
+def test_the_pages_and_the_export_read_a_cut_call_and_its_cut_output(team: Team, settings: Any) -> None:
+    settings.RUN_EVENT_PAYLOAD_MAX_BYTES = 4096
+    run = make_run(team, status=RunStatus.RUNNING)
+    store_events(run.pk, [("step_started", VALID["step_started"]), ("tool_call", TOO_LONG["tool_call"])])
+    store_events(run.pk, [("tool_result", {**TOO_LONG["tool_result"], "name": "str_replace_editor"})])
+
+    (step,) = run_trajectory(run=run).steps
+    (shown,) = step.calls
+    assert shown.command.startswith('{"command": "create", "path": "/a.txt", "file_text": "xxx')
+    assert shown.finished
+    assert shown.output.startswith("xxx")
+    assert shown.stored_output_bytes == len(HUGE)
+    exported = run_events_export(run=run)["events"]
+    assert [e["payload"] for e in exported] == list(RunEvent.objects.filter(run=run).values_list("payload", flat=True))
 
 
-def _payload_fields_read(script: str) -> set[str]:
-    return set(re.findall(r"\bp\.([a-z_]+)", script)) | set(re.findall(r"\bp\.usage\.([a-z_]+)", script))
+# --- the run page's script renders what the schema says ------------------------------------
 
 
-def _declared_fields() -> set[str]:
-    fields: set[str] = set()
-    for schema in EVENT_SCHEMAS.values():
-        for name, info in schema.model_fields.items():
-            fields.add(name)
-            nested = getattr(info.annotation, "model_fields", None)
-            fields.update(nested or ())
-    from creations.events.schema import UsageSummary
+def _braced(text: str, start: int) -> str:
+    """The text inside the braces opening at or after `start`."""
+    opening = text.index("{", start)
+    depth = 0
+    for index in range(opening, len(text)):
+        depth += {"{": 1, "}": -1}.get(text[index], 0)
+        if depth == 0:
+            return text[opening + 1 : index]
+    raise AssertionError("unbalanced braces")
 
-    return fields | set(UsageSummary.model_fields)
+
+def _payload_reads_by_kind(script: str) -> dict[str, set[tuple[str, ...]]]:
+    """For each `case "kind":` of the page's switch, the payload paths it reads (`p.a.b`),
+    including in the helpers it hands the payload to (`addCall(p)`)."""
+    helpers = {m.group(1): _braced(script, m.end()) for m in re.finditer(r"function (\w+)\(p\b[^)]*\)", script)}
+    cases = re.split(r'case "([a-z_]+)":', _braced(script, script.index("switch (event.kind)")))[1:]
+    reads = {}
+    for kind, body in zip(cases[::2], cases[1::2], strict=True):
+        code = body + "".join(helpers[name] for name in re.findall(r"\b(\w+)\(p\b", body) if name in helpers)
+        reads[kind] = {tuple(path.split(".")[1:]) for path in re.findall(r"\bp(?:\.[A-Za-z_]+)+", code)}
+    return reads
+
+
+def _model_in(annotation: Any) -> type[BaseModel] | None:
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    return next((m for m in map(_model_in, get_args(annotation)) if m is not None), None)
+
+
+def _declared(schema: type[BaseModel], path: tuple[str, ...]) -> bool:
+    """Whether `path` names fields of `schema` (a cut field's file under `overflow.<field>`)."""
+    model: type[BaseModel] | None = schema
+    rest = list(path)
+    while rest and model is not None:
+        name = rest.pop(0)
+        if name not in model.model_fields:
+            return False
+        if name == "overflow":
+            if rest and rest.pop(0) not in schema.model_fields:
+                return False
+            model = OverflowFile
+        else:
+            model = _model_in(model.model_fields[name].annotation)
+    return True  # what is left reads a value's own properties (a string's length)
 
 
 def test_the_run_page_script_renders_every_kind_and_reads_only_declared_fields() -> None:
     script = (ROOT / "static" / "js" / "run_page.js").read_text()
-    assert _handled_kinds(script) == set(EVENT_KINDS)
-    assert _payload_fields_read(script) <= _declared_fields()
+    reads = _payload_reads_by_kind(script)
+    assert set(reads) == set(EVENT_KINDS)
+    undeclared = {kind: sorted(p for p in reads[kind] if not _declared(EVENT_SCHEMAS[kind], p)) for kind in reads}
+    assert not any(undeclared.values()), undeclared
+    assert ("overflow", "output", "bytes") in reads["tool_result"]  # a cut output links to the whole of it
+    envelope = set(event_wire(RunEvent(seq=1, kind="status", payload={}, created_at=timezone.now())))
+    assert set(re.findall(r"\bevent\.([a-z_]+)", script)) <= envelope
+
+
+def test_the_stream_script_reads_declared_fields_of_the_kinds_it_names() -> None:
+    script = (ROOT / "static" / "js" / "run_stream.js").read_text()
+    checks = re.findall(r'data\.kind === "([a-z_]+)"[^;]*?data\.payload\.([a-z_]+)', script)
+    assert checks == [("status", "final")]
+    assert all(_declared(EVENT_SCHEMAS[kind], (field,)) for kind, field in checks)
 
 
 @pytest.mark.services
