@@ -23,11 +23,12 @@ from creations.events.store import cap_payload, event_wire, store_events
 from creations.events.trajectory import run_events_export, run_trajectory
 from creations.models import RunEvent, RunStatus
 from sandboxes.agent.events import EVENT_KINDS as AGENT_EVENT_KINDS
+from tests.support.events import verify_events
 from tests.support.factories import make_run
 from tests.support.fixtures.accounts import Team
 from tests.support.fixtures.runs import AtelierServer
 from tests.support.runs import scripted_endpoint, stored_events, submit, wait_for_final
-from tests.support.scripted_model import ScriptedModel, bash, call, reply
+from tests.support.scripted_model import ScriptedModel, bash, call, http_error, reply
 from tests.support.scripted_model import submit as submit_reply
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -275,6 +276,7 @@ def test_every_event_a_real_run_stores_matches_its_schema(
     run = wait_for_final(submit(team, endpoint, brief="print a lot"), logs=run_stack.logs)
     assert run.status == RunStatus.SUCCEEDED, run.reason
 
+    verify_events(run, must_emit=set(EVENT_KINDS) - {"error"})
     stored = stored_events(run)
     for event in stored:
         validate_event(event["kind"], event["payload"])
@@ -282,3 +284,45 @@ def test_every_event_a_real_run_stores_matches_its_schema(
     assert set(EVENT_KINDS) - {"error"} <= kinds
     assert any(e["payload"].get("truncated") for e in stored if e["kind"] == "assistant_message")
     assert any(e["payload"].get("is_error") for e in stored if e["kind"] == "tool_result")
+
+
+@pytest.mark.services
+@pytest.mark.docker
+@pytest.mark.django_db(transaction=True)
+def test_a_run_that_fails_emits_every_kind_each_as_its_schema_says(
+    run_stack: AtelierServer, sandbox_image: str, team: Team, scripted_model: ScriptedModel
+) -> None:
+    """A long streamed output (what the model sees of it, 16,000 characters of
+    Japanese, is cut to fit), a file written through the editor whose arguments
+    are too long to keep inline, a call the model got wrong (an error observation),
+    then the model fails: every kind is stored, each as its schema says."""
+    big_file = "A line of a long file.\n" * 2000  # 46 KB of arguments: the call is stored cut
+    out_file = "/testbed/output/big.txt"
+    endpoint = scripted_endpoint(
+        team,
+        scripted_model,
+        [
+            bash("for i in $(seq 1 3000); do echo 東京の食べ物の地図、$i 行目; done", "Printing.", reasoning="Hm."),
+            reply("", [call("str_replace_editor", {"command": "create", "path": out_file, "file_text": big_file})]),
+            reply("", [call("execute_bash", raw="{not json")]),
+            http_error(400, "The request was refused."),
+        ],
+    )
+    run = wait_for_final(submit(team, endpoint, brief="print a lot"), logs=run_stack.logs)
+    assert run.status == RunStatus.FAILED, run.reason
+
+    events = verify_events(run, must_emit=EVENT_KINDS)
+    payloads = {kind: [e.payload for e in events if e.kind == kind] for kind in EVENT_KINDS}
+    (cut_call,) = [p for p in payloads["tool_call"] if p["name"] == "str_replace_editor"]
+    assert cut_call["truncated"] is True
+    assert cut_call["overflow"]["arguments"]["bytes"] > len(big_file)
+    (cut_result,) = [p for p in payloads["tool_result"] if p.get("truncated")]
+    assert cut_result["overflow"]["output"]["bytes"] > 32 * 1024
+    assert "東京の食べ物の地図、3000 行目" in "".join(p["text"] for p in payloads["tool_output_delta"])
+    assert any(p["is_error"] for p in payloads["tool_result"])
+    assert [p["reason"] for p in payloads["finished"]] == ["model_error"]
+    assert "refused" in payloads["error"][0]["message"]
+    assert [item["path"] for item in payloads["artifacts"][0]["items"]] == ["big.txt"]
+    (shown,) = [c for step in run_trajectory(run=run).steps for c in step.calls if c.name == "str_replace_editor"]
+    assert shown.finished
+    assert not shown.is_error

@@ -8,6 +8,7 @@ import json
 import pytest
 
 from creations.models import Artifact, ArtifactKind, RunStatus
+from tests.support.events import verify_events
 from tests.support.fixtures.accounts import Team
 from tests.support.fixtures.runs import AtelierServer
 from tests.support.runs import run_containers, scripted_endpoint, stored_events, submit, wait_for_final
@@ -55,6 +56,9 @@ def test_a_brief_becomes_events_and_artifacts(
 
     assert run.status == RunStatus.SUCCEEDED, run.reason
     assert run.reason == "A map, a picture, notes and the stops."
+    verify_events(
+        run, must_emit={"status", "step_started", "tool_call", "tool_result", "usage", "finished", "artifacts"}
+    )
     # The watcher saw exactly what is stored, in order, and the socket closed after the final event.
     stored = stored_events(run)
     assert [{k: e[k] for k in ("seq", "kind", "payload")} for e in watched] == stored
@@ -98,6 +102,7 @@ def test_a_run_that_never_submits_ends_at_its_step_limit_with_a_clear_reason(
     run = wait_for_final(submit(team, endpoint, max_steps=2), logs=run_stack.logs)
     assert run.status == RunStatus.QUOTA_EXCEEDED
     assert run.reason == "Stopped at the step limit (2 steps)."
+    verify_events(run, must_emit={"status", "step_started", "tool_call", "tool_result", "finished", "artifacts"})
     assert run_containers(run.pk) == []
 
 
@@ -108,4 +113,5 @@ def test_a_run_past_its_wall_time_is_timed_out(
     run = wait_for_final(submit(team, endpoint, max_seconds=4), logs=run_stack.logs)
     assert run.status == RunStatus.TIMED_OUT
     assert run.reason == "Stopped at the time limit of 4 s."
+    verify_events(run, must_emit={"status", "step_started", "tool_call", "finished"})
     assert run_containers(run.pk) == []
