@@ -12,7 +12,7 @@ from playwright.sync_api import expect
 
 from tests.support.fixtures.accounts import PASSWORD, Team
 from tests.support.fixtures.browser import Web
-from tests.support.runs import scripted_endpoint
+from tests.support.runs import scripted_endpoint, submit
 from tests.support.scripted_model import ScriptedModel, bash
 from tests.support.scripted_model import submit as submit_reply
 
@@ -98,3 +98,32 @@ def test_a_person_submits_a_brief_watches_it_live_and_sees_the_artifacts(
     page.frame_locator("iframe.artifact-frame").locator("#map[data-ready=yes]").wait_for()
     expect(page.locator("[data-role=tokens]")).not_to_have_text("0")
     web.shot(page, "run-finished")
+
+
+def test_a_long_output_seen_live_links_to_its_whole_text(
+    web: Web, team: Team, scripted_model: ScriptedModel, sandbox_image: str
+) -> None:
+    # What the model sees of this output (16,000 characters of Japanese) is too long to store inline.
+    endpoint = scripted_endpoint(
+        team,
+        scripted_model,
+        [bash("sleep 3; for i in $(seq 1 3000); do echo 東京の食べ物の地図、$i 行目; done"), submit_reply("Printed.")],
+    )
+    page = web.page()
+    web.sign_in(page, team.member.username, PASSWORD)
+    run = submit(team, endpoint)
+    page.goto(f"{web.platform}/runs/{run.pk}/")
+    assert page.locator("script[src*='run_page']").count() == 1, "the run ended before the live page opened"
+
+    link = page.locator("a", has_text="Show the whole output")
+    call = page.locator("[data-role=trajectory] .call", has=link)
+    whole = call.locator(link)
+    whole.wait_for(state="attached", timeout=120_000)
+    if not whole.is_visible():  # the output folded away when the next call started: unfold it
+        call.locator("summary").click()
+    expect(whole).to_be_visible()
+    assert "KB)" in whole.inner_text()
+    response = page.request.get(web.platform + (whole.get_attribute("href") or ""))
+    assert response.ok
+    assert response.headers["content-type"].startswith("text/plain")
+    assert "東京の食べ物の地図、3000 行目" in response.text()
