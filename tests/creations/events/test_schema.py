@@ -8,6 +8,8 @@ from pathlib import Path
 from typing import Any, get_args
 
 import pytest
+from django.test import Client
+from django.urls import reverse
 from django.utils import timezone
 from pydantic import BaseModel
 
@@ -22,6 +24,7 @@ from creations.events.schema import (
 from creations.events.store import cap_payload, event_wire, store_events
 from creations.events.trajectory import run_events_export, run_trajectory
 from creations.models import RunEvent, RunStatus
+from creations.runs.state import run_finish
 from sandboxes.agent.events import EVENT_KINDS as AGENT_EVENT_KINDS
 from tests.support.events import verify_events
 from tests.support.factories import make_run
@@ -172,8 +175,9 @@ def test_a_drifting_event_is_refused_in_strict_mode_and_stored_otherwise(team: T
 
 
 @pytest.mark.django_db
-def test_the_pages_and_the_export_read_a_cut_call_and_its_cut_output(team: Team, settings: Any) -> None:
+def test_the_pages_and_the_export_read_a_cut_call_and_its_cut_output(team: Team, settings: Any, client: Client) -> None:
     settings.RUN_EVENT_PAYLOAD_MAX_BYTES = 4096
+    settings.RUN_PAGE_OUTPUT_PREVIEW_CHARS = 100
     run = make_run(team, status=RunStatus.RUNNING)
     store_events(run.pk, [("step_started", VALID["step_started"]), ("tool_call", TOO_LONG["tool_call"])])
     store_events(run.pk, [("tool_result", {**TOO_LONG["tool_result"], "name": "str_replace_editor"})])
@@ -186,6 +190,10 @@ def test_the_pages_and_the_export_read_a_cut_call_and_its_cut_output(team: Team,
     assert shown.stored_output_bytes == len(HUGE)
     exported = run_events_export(run=run)["events"]
     assert [e["payload"] for e in exported] == list(RunEvent.objects.filter(run=run).values_list("payload", flat=True))
+    run_finish(run_id=run.pk, status=RunStatus.SUCCEEDED, reason="Done.")
+    client.force_login(team.member)
+    page = client.get(reverse("run_detail", args=[run.pk])).content.decode()
+    assert "Show the whole output (39.1\xa0KB)" in page  # the whole, not the part stored inline
 
 
 # --- the run page's script renders what the schema says ------------------------------------
