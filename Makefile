@@ -55,7 +55,8 @@ test: venv system-test sandbox-image lint typecheck pytest
 
 # The reference `llm-in-sandbox` CLI that bench/agent.py compares with, in a virtualenv of its own.
 REFERENCE_VENV := bench/.venv-reference
-REFERENCE_PACKAGES := llm-in-sandbox==0.2.0 mcp==2.3.0
+# litellm decides much of the reference's time per step, so it is pinned too; mcp it imports for tool calls.
+REFERENCE_PACKAGES := llm-in-sandbox==0.2.0 litellm==1.106.2 mcp==2.3.0
 
 bench-reference: $(REFERENCE_VENV)/.installed
 $(REFERENCE_VENV)/.installed:
