@@ -6,6 +6,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = ("config", "creations", "sandboxes", "workspaces")
 LINT_IMPORTS = str(Path(sys.executable).parent / "lint-imports")
@@ -35,28 +37,23 @@ def test_the_project_keeps_its_import_contracts(tmp_path: Path) -> None:
     assert "0 broken" in result.stdout
 
 
-def test_a_team_module_that_imports_runs_breaks_the_check(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("module", "wrong_way", "reported"),
+    [
+        ("workspaces/selectors.py", "from creations.models import Run", "workspaces.selectors -> creations.models"),
+        ("sandboxes/runtime.py", "from creations.runs import services", "sandboxes.runtime -> creations.runs.services"),
+        (
+            "creations/runs/services.py",
+            "from creations.runs import tasks",
+            "creations.runs.services -> creations.runs.tasks",
+        ),
+    ],
+    ids=["teams import runs", "the sandbox imports the run service", "a service imports its task"],
+)
+def test_a_wrong_way_import_breaks_the_check(tmp_path: Path, module: str, wrong_way: str, reported: str) -> None:
     tree = _copy_of_the_project(tmp_path)
-    with (tree / "workspaces" / "selectors.py").open("a") as module:
-        module.write("\nfrom creations.models import Run  # noqa: E402,F401\n")
+    with (tree / module).open("a") as source:
+        source.write(f"\n{wrong_way}  # noqa: E402,F401\n")
     result = _lint_imports(tree)
     assert result.returncode != 0
-    assert "workspaces.selectors -> creations.models" in result.stdout
-
-
-def test_the_sandbox_importing_the_run_service_breaks_the_check(tmp_path: Path) -> None:
-    tree = _copy_of_the_project(tmp_path)
-    with (tree / "sandboxes" / "runtime.py").open("a") as module:
-        module.write("\nfrom creations.runs import services  # noqa: E402,F401\n")
-    result = _lint_imports(tree)
-    assert result.returncode != 0
-    assert "sandboxes.runtime -> creations.runs.services" in result.stdout
-
-
-def test_a_service_that_imports_its_task_breaks_the_check(tmp_path: Path) -> None:
-    tree = _copy_of_the_project(tmp_path)
-    with (tree / "creations" / "runs" / "services.py").open("a") as module:
-        module.write("\nfrom creations.runs import tasks  # noqa: E402,F401\n")
-    result = _lint_imports(tree)
-    assert result.returncode != 0
-    assert "creations.runs.services -> creations.runs.tasks" in result.stdout
+    assert reported in result.stdout
