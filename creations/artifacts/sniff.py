@@ -128,28 +128,50 @@ def _as_text(head: bytes) -> str | None:
         return None
 
 
-_PROLOGUE = re.compile(r"^(?:\ufeff|\s+|<\?xml[^>]*\?>|<!--.*?-->|<!doctype[^>]*>)*", re.IGNORECASE | re.DOTALL)
-_HTML_START = re.compile(r"<!doctype\s+html|<html[\s>]|<head[\s>]|<body[\s>]", re.IGNORECASE)
+# Every pattern below runs on up to HEAD_BYTES of agent-written text, so each
+# one is linear in it: no unbounded repetition that can backtrack across a
+# line (`^\s*` would rescan every following blank line, quadratic on a file of
+# newlines), and bounded spans inside brackets.
+_HTML_START = re.compile(r"<!doctype[ \t\r\n]+html|<html[\s>]|<head[\s>]|<body[\s>]", re.IGNORECASE)
 _HTML_TAGS = re.compile(r"<(?:script|iframe|div|table|p|h1|style|meta|title|a\s)[\s>/]", re.IGNORECASE)
-_LEAFLET = re.compile(r"\bL\.map\s*\(|leaflet(?:\.min)?\.(?:js|css)|\bleaflet\b", re.IGNORECASE)
+_SVG_START = re.compile(r"<svg[\s>]", re.IGNORECASE)
+_LEAFLET = re.compile(r"\bL\.map[ \t]{0,8}\(|leaflet(?:\.min)?\.(?:js|css)|\bleaflet\b", re.IGNORECASE)
 _MARKDOWN_FEATURES = (
     re.compile(r"^#{1,6} \S", re.MULTILINE),  # headings
-    re.compile(r"^\s*(?:[-*+]|\d+\.) \S", re.MULTILINE),  # lists
-    re.compile(r"\[[^\]\n]+\]\([^)\s]+\)"),  # links
+    re.compile(r"^[ \t]{0,12}(?:[-*+]|\d{1,9}\.) \S", re.MULTILINE),  # lists
+    re.compile(r"\[[^\[\]\n]{1,300}\]\([^()\s]{1,2000}\)"),  # links
     re.compile(r"^```", re.MULTILINE),  # fenced code
-    re.compile(r"^\|?(?: *:?-{3,}:? *\|)+", re.MULTILINE),  # tables
-    re.compile(r"(?<![\w*])\*\*[^*\n]+\*\*(?!\w)"),  # bold
+    re.compile(r"^\|?[ ]{0,8}:?-{3,}:?[ ]{0,8}\|", re.MULTILINE),  # tables
+    re.compile(r"(?<![\w*])\*\*[^*\n]{1,300}\*\*(?!\w)"),  # bold
     re.compile(r"^> \S", re.MULTILINE),  # quotes
 )
 _CODE_LINES = re.compile(
-    r"^\s*(?:def |class |import |from \S+ import|function |const |let |var |#include|public |package )|[;{]\s*$",
+    r"^[ \t]*(?:def |class |import |from \S{1,200} import|function |const |let |var |#include|public |package )"
+    r"|[;{][ \t]*$",
     re.MULTILINE,
 )
+# What may come before the first element of an XML or HTML document, each with where it ends.
+_PROLOGUE_PARTS = (("<?xml", "?>"), ("<!--", "-->"), ("<!doctype", ">"))
+
+
+def _skip_prologue(text: str) -> str:
+    """The text after any BOM, whitespace, XML declaration, comments and doctype (one pass)."""
+    position = 0
+    while True:
+        while position < len(text) and (text[position] == "\ufeff" or text[position].isspace()):
+            position += 1
+        for opening, closing in _PROLOGUE_PARTS:
+            if text[position : position + len(opening)].lower() == opening:
+                end = text.find(closing, position + len(opening))
+                position = len(text) if end < 0 else end + len(closing)
+                break
+        else:
+            return text[position:]
 
 
 def _text_kind(text: str, *, name: str) -> Sniffed:
-    body = _PROLOGUE.sub("", text, count=1)
-    if re.match(r"<svg[\s>]", body, re.IGNORECASE):
+    body = _skip_prologue(text)
+    if _SVG_START.match(body):
         return Sniffed(ArtifactKind.SVG, "image/svg+xml")
     if _looks_like_html(text, body):
         kind = ArtifactKind.MAP if _LEAFLET.search(text) else ArtifactKind.HTML

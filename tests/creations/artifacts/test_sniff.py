@@ -7,7 +7,7 @@ import wave
 import pytest
 from PIL import Image
 
-from creations.artifacts.sniff import sniff_bytes
+from creations.artifacts.sniff import HEAD_BYTES, sniff_bytes
 from creations.models import ArtifactKind
 
 
@@ -111,3 +111,20 @@ def test_unknown_binary_is_other_and_never_gets_a_renderable_type() -> None:
 
 def test_an_empty_file_is_text() -> None:
     assert sniff_bytes(b"", name="empty").kind == ArtifactKind.TEXT
+
+
+# Text an agent can write to stall a regex engine: each repeats one piece up to the
+# sniffer's whole head. Quadratic patterns took 4 s on 16 KiB of newlines and
+# about 80 s on 64 KiB; linear ones take milliseconds (bench/sniff.py measures them).
+HOSTILE_TEXT_PIECES = [
+    "\n", " \n", "\t", " ", "[", "[a](", "[a]", "](", "*", "** ", "**a", "a**b", "-", "-\n", "|", "| ---", ":---",
+    "#", "# ", "> ", "```", "1.", "<", "<!--", "<!doctype", "<?xml", "<p ", "<svg", "def ", "from a", ";", "{ ",
+    "L.map", "\ufeff",
+]  # fmt: skip
+
+
+@pytest.mark.timeout(60)  # one quadratic pattern alone would overrun it many times over
+def test_hostile_text_of_the_full_head_length_is_classified_at_once() -> None:
+    for piece in HOSTILE_TEXT_PIECES:
+        text = (piece * (HEAD_BYTES // len(piece) + 1)).encode()[:HEAD_BYTES]
+        assert sniff_bytes(text, name="notes").kind in ArtifactKind.values, piece
