@@ -37,6 +37,7 @@ from django.utils import timezone
 
 from creations.events.announce import announce
 from creations.events.schema import check_event
+from creations.events.storable import storable_payload
 from creations.models import ACTIVE_STATUSES, Run, RunEvent
 
 log = logging.getLogger(__name__)
@@ -68,7 +69,7 @@ def store_events(
     stores nothing) when `require_active` and the run has already ended."""
     if not items:
         return []
-    capped = [(kind, cap_payload(run_id, payload)) for kind, payload in items]
+    capped = [(kind, cap_payload(run_id, storable_payload(payload))) for kind, payload in items]
     if connection.vendor == "postgresql" and not connection.in_atomic_block:
         events = insert_events_one_statement(run_id, capped, require_active=require_active)
     else:

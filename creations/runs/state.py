@@ -25,6 +25,7 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
+from creations.events.storable import storable_text
 from creations.events.store import announce_events, insert_events_locked, store_events
 from creations.models import ACTIVE_STATUSES, FINAL_STATUSES, Creation, Run, RunStatus
 
@@ -68,6 +69,7 @@ def run_finish(
     """Give an active run its final status, reason, usage and final event; False if it already had one."""
     if status not in FINAL_STATUSES:
         raise ValueError(f"{status!r} is not a final run status")
+    reason = storable_text(reason)  # it may quote a model's or a command's words
     fields: dict[str, Any] = {"status": status, "reason": reason, "finished_at": timezone.now(), **(usage or {})}
     with transaction.atomic():
         finished = Run.objects.filter(pk=run_id, status__in=list(from_statuses)).update(**fields)
