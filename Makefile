@@ -6,7 +6,7 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 # System parts, installed and started by platform/dev/install-system.sh (one place).
-RUN_SYSTEM := redis docker media
+RUN_SYSTEM := redis docker
 TEST_SYSTEM := postgres redis docker media browser
 TEST_DATABASE_URL ?= postgres://atelier:atelier@127.0.0.1:5432/atelier
 # Sandboxes go under a low-weight cgroup that install-system.sh prepares

@@ -335,14 +335,14 @@ UPLOAD_ALLOWED_EXTENSIONS: list[str] = env.list(
     ],
 )
 GALLERY_PAGE_SIZE = env.int("GALLERY_PAGE_SIZE", default=24, validate=Range(min=1, max=200))
-# Previews are made in the worker by ffmpeg, pdftoppm, fluidsynth and headless Chromium,
-# each bounded in time and (except Chromium, whose V8 reserves address space) memory.
+# Previews (pictures, MIDI rendered to audio, markdown and code rendered to HTML) are
+# made at ingestion in a sandbox with no network (creations/artifacts/previews.py):
+# each tool bounded in time, the sandbox in memory, each file it returns in size.
 PREVIEW_TIMEOUT = env.float("PREVIEW_TIMEOUT", default=30.0, validate=Range(min=1))  # s per tool
 PREVIEW_MEMORY_BYTES = env.int("PREVIEW_MEMORY_BYTES", default=1024 * 1024 * 1024, validate=Range(min=64 * 1024 * 1024))
 PREVIEW_MAX_INPUT_BYTES = env.int("PREVIEW_MAX_INPUT_BYTES", default=200 * 1024 * 1024, validate=Range(min=1))
+PREVIEW_OUTPUT_MAX_BYTES = env.int("PREVIEW_OUTPUT_MAX_BYTES", default=32 * 1024 * 1024, validate=Range(min=64 * 1024))
 PREVIEW_WIDTH = env.int("PREVIEW_WIDTH", default=640, validate=Range(min=64, max=4096))
-PREVIEW_CHROMIUM = env.str("PREVIEW_CHROMIUM", default="chromium")
-PREVIEW_SOUNDFONT = env.str("PREVIEW_SOUNDFONT", default="/usr/share/sounds/sf2/FluidR3_GM.sf2")
 MIDDLEWARE.insert(1, "creations.artifacts.origin.ArtifactOriginMiddleware")  # host-based dispatch, first
 
 # --- Logging ---

@@ -200,6 +200,10 @@ def preview_upload_to(instance: "Artifact", filename: str) -> str:
     return f"previews/{instance.run_id}/{uuid.uuid4().hex}.png"
 
 
+def rendered_upload_to(instance: "Artifact", filename: str) -> str:
+    return f"rendered/{instance.run_id}/{uuid.uuid4().hex}.html"
+
+
 class Artifact(models.Model):
     """A file the agent left in /testbed/output, stored through Django's storage API."""
 
@@ -212,10 +216,14 @@ class Artifact(models.Model):
     size = models.PositiveBigIntegerField()
     content_type = models.CharField(max_length=100)
     file = models.FileField(upload_to=artifact_upload_to, max_length=300)
-    preview = models.ImageField(upload_to=preview_upload_to, max_length=300, null=True, blank=True)
+    # A PNG for the gallery. Made in a preview sandbox and only checked by signature here:
+    # the worker and web processes never decode an image an agent influenced.
+    preview = models.FileField(upload_to=preview_upload_to, max_length=300, null=True, blank=True)
     # A derived rendition for the browser (e.g. MIDI rendered to audio).
     rendition = models.FileField(upload_to=artifact_upload_to, max_length=300, null=True, blank=True)
     rendition_content_type = models.CharField(max_length=100, blank=True)
+    # Markdown or code rendered to HTML at ingestion, sanitized (creations/artifacts/renderers.py).
+    rendered = models.FileField(upload_to=rendered_upload_to, max_length=300, null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -9,7 +9,7 @@ from django.contrib.auth.models import AnonymousUser, User
 from django.utils.safestring import SafeString
 
 from creations.artifacts.origin import grant_sign
-from creations.artifacts.renderers import decode_text, render_code, render_markdown, resolve_relative
+from creations.artifacts.renderers import link_run_files, plain_text_document
 from creations.models import Artifact, ArtifactKind
 
 FRAMED_KINDS = {ArtifactKind.HTML, ArtifactKind.MAP}
@@ -52,22 +52,19 @@ class _RunLinks:
 
 
 def _render_document(artifact: Artifact, links: _RunLinks) -> tuple[SafeString | None, bool]:
+    """The document's stored rendering with signed links, or its text escaped when it has none."""
     limit = settings.ARTIFACT_INLINE_RENDER_MAX_BYTES
     if artifact.size > limit:
         return None, True
     try:
+        if artifact.rendered:
+            with artifact.rendered.open("rb") as handle:
+                stored = handle.read(settings.PREVIEW_OUTPUT_MAX_BYTES).decode("utf-8", errors="replace")
+            return link_run_files(stored, url_for=lambda path: links.url(artifact, path=path)), False
         with artifact.file.open("rb") as handle:
-            text = decode_text(handle.read(limit + 1))
+            return plain_text_document(handle.read(limit)), False
     except OSError:
         return None, False
-    if artifact.kind == ArtifactKind.MARKDOWN:
-
-        def resolve(reference: str) -> str | None:
-            target = resolve_relative(reference, document_path=artifact.path)
-            return links.url(artifact, path=target) if target else None
-
-        return render_markdown(text, resolve=resolve), False
-    return render_code(text, filename=artifact.name), False
 
 
 def artifact_displays(

@@ -1,8 +1,8 @@
 """Turning the files a run left in /testbed/output into Artifacts.
 
 Files are stored through Django's storage API (local disk or S3), with a kind
-and content type sniffed from their content, then previewed; a preview that
-fails is logged and never fails the run.
+and content type sniffed from their content, then previewed in a sandbox with
+no network (previews.py); a preview that fails is logged and never fails the run.
 """
 
 from __future__ import annotations
@@ -31,11 +31,7 @@ def ingest_outputs(*, run: Run, files: Iterable[CopiedFile]) -> list[Artifact]:
         artifact = _store_one(run, copied)
         if artifact is not None:
             artifacts.append(artifact)
-    for artifact in artifacts:
-        try:
-            make_previews(artifact)
-        except Exception:  # a preview is a nicety; the artifact itself is what counts
-            log.exception("Preview failed for artifact %s of run %s", artifact.pk, run.pk)
+    make_previews(artifacts, run_id=run.pk)
     return artifacts
 
 

@@ -1,143 +1,184 @@
-"""Previews for artifacts, made in the worker right after ingestion.
+"""Previews and renderings of a run's artifacts, made in a sandbox with no network.
 
-`make_previews(artifact)` sets `artifact.preview` (a PNG for the gallery) and, for
-MIDI, `artifact.rendition` (the music rendered to audio with a General MIDI
-soundfont). It is best effort: a file a tool cannot read, or one that takes too
-long, simply gets no preview; it never raises.
+Right after ingestion, one offline sandbox per run (started only when some
+file needs it) gets each file in turn and runs `sandbox_previewer.py` on it:
+a PNG for the gallery (images, video, audio, MIDI, PDF, HTML), MIDI rendered
+to Ogg audio, markdown and code rendered to HTML. ffmpeg, Pillow, poppler,
+FluidSynth, Chromium, Markdown and Pygments thus only ever parse agent files
+under gVisor, bounded in time (per tool and per file), memory (the sandbox)
+and output (per file returned). What comes back is checked by its signature
+and size only; documents are sanitized (renderers.py) before they are stored.
+
+Best effort: a file no tool can read, or one that takes too long, gets no
+preview, and the run is never failed by it. A sandbox that timed out or broke
+is replaced for the next file.
 """
 
+from __future__ import annotations
+
+import json
 import logging
-import shutil
 import tempfile
-from collections.abc import Callable
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
+from typing import Any
 
 from django.conf import settings
 from django.core.files import File
-from PIL import Image, ImageOps
+from django.core.files.base import ContentFile
 
-from creations.artifacts.html_snapshot import html_screenshot
-from creations.artifacts.preview_tools import PreviewToolError, run_tool
+from creations.artifacts.renderers import sanitize_document
 from creations.models import Artifact, ArtifactKind
+from sandboxes.docker_runtime import DockerSandbox, SandboxError
+from sandboxes.offline import start_offline_sandbox
 
 logger = logging.getLogger(__name__)
-MAX_IMAGE_PIXELS = 80_000_000  # larger images are refused (decompression bombs)
+
+PREVIEWED_KINDS = frozenset(
+    {
+        ArtifactKind.IMAGE,
+        ArtifactKind.VIDEO,
+        ArtifactKind.AUDIO,
+        ArtifactKind.MIDI,
+        ArtifactKind.PDF,
+        ArtifactKind.HTML,
+        ArtifactKind.MAP,
+    }
+)
+DOCUMENT_KINDS = frozenset({ArtifactKind.MARKDOWN, ArtifactKind.TEXT})
+SCRATCH = "/testbed/preview"
+PURPOSE = "preview"
+REPORT_TAIL_BYTES = 4096  # the previewer prints one short line of JSON; nothing more is read
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+OGG_SIGNATURE = b"OggS"
 
 
-def make_previews(artifact: Artifact) -> None:
-    maker = PREVIEW_MAKERS.get(artifact.kind)
-    if maker is None or not artifact.file:
-        return
-    if artifact.size > settings.PREVIEW_MAX_INPUT_BYTES:
-        logger.info("no preview for artifact %s: %s bytes is above the preview limit", artifact.pk, artifact.size)
-        return
+@cache
+def previewer_source() -> str:
+    return Path(__file__).with_name("sandbox_previewer.py").read_text()
+
+
+@dataclass(frozen=True)
+class PreviewReport:
+    ok: bool
+    error: str = ""
+
+
+def wants_preview(artifact: Artifact) -> bool:
+    if artifact.kind in DOCUMENT_KINDS:
+        return artifact.size <= settings.ARTIFACT_INLINE_RENDER_MAX_BYTES
+    return artifact.kind in PREVIEWED_KINDS and artifact.size <= settings.PREVIEW_MAX_INPUT_BYTES
+
+
+def make_previews(artifacts: Sequence[Artifact], *, run_id: int) -> None:
+    """Previews for every artifact that can have one; never raises."""
+    todo = [artifact for artifact in artifacts if artifact.file and wants_preview(artifact)]
+    sandbox: DockerSandbox | None = None
     try:
-        with tempfile.TemporaryDirectory(prefix="atelier-preview-") as tmp:
-            workdir = Path(tmp)
-            source = workdir / "source"
-            with artifact.file.open("rb") as src, source.open("wb") as dst:
-                shutil.copyfileobj(src, dst)
-            maker(artifact, source, workdir)
-    except (PreviewToolError, OSError, ValueError, Image.DecompressionBombError) as exc:
-        logger.info("no preview for artifact %s (%s): %s", artifact.pk, artifact.kind, exc)
-    except Exception:  # a preview must never break ingestion
-        logger.exception("preview failed for artifact %s", artifact.pk)
+        for artifact in todo:
+            if sandbox is None:
+                try:
+                    sandbox = _start_sandbox(run_id)
+                except SandboxError as error:
+                    logger.warning("run %s: no previews, the preview sandbox did not start: %s", run_id, error)
+                    return
+            if not _preview_one(sandbox, artifact):
+                sandbox.stop()  # it may be left broken or busy: the next file gets a fresh one
+                sandbox = None
+    finally:
+        if sandbox is not None:
+            sandbox.stop()
 
 
-def _save_preview(artifact: Artifact, png: Path) -> None:
-    """Downscale to the gallery width and store as the artifact's preview."""
-    Image.MAX_IMAGE_PIXELS = MAX_IMAGE_PIXELS
-    with Image.open(png) as opened:
-        image: Image.Image = ImageOps.exif_transpose(opened)
-        image.thumbnail((settings.PREVIEW_WIDTH, settings.PREVIEW_WIDTH * 2))
-        if image.mode not in ("RGB", "RGBA"):
-            image = image.convert("RGBA")
-        out = png.with_name("preview.png")
-        image.save(out, format="PNG", optimize=True)
-    with out.open("rb") as handle:
-        artifact.preview.save("preview.png", File(handle), save=False)
-    artifact.save(update_fields=["preview"])
-
-
-def _image_preview(artifact: Artifact, source: Path, workdir: Path) -> None:
-    Image.MAX_IMAGE_PIXELS = MAX_IMAGE_PIXELS
-    with Image.open(source) as image:
-        image.load()  # the first frame of animations
-        frame = image.convert("RGBA")
-    png = workdir / "frame.png"
-    frame.save(png, format="PNG")
-    _save_preview(artifact, png)
-
-
-def _video_preview(artifact: Artifact, source: Path, workdir: Path) -> None:
-    poster = workdir / "poster.png"
-    for offset in ("1", "0"):  # one second in, unless the video is shorter
-        run_tool(
-            ["ffmpeg", "-nostdin", "-v", "error", "-y", "-ss", offset, "-i", str(source), "-frames:v", "1",
-             "-vf", f"scale={settings.PREVIEW_WIDTH}:-2", str(poster)],
-            cwd=workdir,
-        )  # fmt: skip
-        if poster.exists() and poster.stat().st_size:
-            break
-    _save_preview(artifact, poster)
-
-
-def _waveform(source: Path, workdir: Path) -> Path:
-    picture = workdir / "waveform.png"
-    run_tool(
-        ["ffmpeg", "-nostdin", "-v", "error", "-y", "-i", str(source), "-filter_complex",
-         # Normalized and square-root scaled so quiet pieces still show their shape.
-         f"aformat=channel_layouts=mono,dynaudnorm,showwavespic=s={settings.PREVIEW_WIDTH}x160:colors=#3d5afe:scale=sqrt",
-         "-frames:v", "1", str(picture)],
-        cwd=workdir,
-    )  # fmt: skip
-    return picture
-
-
-def _audio_preview(artifact: Artifact, source: Path, workdir: Path) -> None:
-    _save_preview(artifact, _waveform(source, workdir))
-
-
-def _midi_rendition(artifact: Artifact, source: Path, workdir: Path) -> None:
-    """Render MIDI to audio (fluidsynth + the GM soundfont), then an Ogg file and its waveform."""
-    wav = workdir / "music.wav"
-    ogg = workdir / "music.ogg"
-    run_tool(
-        ["fluidsynth", "-ni", "-q", "-g", "0.8", "-r", "44100", "-F", str(wav), settings.PREVIEW_SOUNDFONT,
-         str(source)],
-        cwd=workdir,
-    )  # fmt: skip
-    run_tool(
-        ["ffmpeg", "-nostdin", "-v", "error", "-y", "-i", str(wav), "-c:a", "libvorbis", "-q:a", "4", str(ogg)],
-        cwd=workdir,
+def _start_sandbox(run_id: int) -> DockerSandbox:
+    scratch = settings.PREVIEW_MAX_INPUT_BYTES + 4 * settings.PREVIEW_OUTPUT_MAX_BYTES
+    return start_offline_sandbox(
+        labels={"atelier.run_id": str(run_id)},
+        purpose=PURPOSE,
+        memory_bytes=settings.PREVIEW_MEMORY_BYTES,
+        scratch_bytes=scratch,
+        max_in_bytes=settings.PREVIEW_MAX_INPUT_BYTES + 1024 * 1024,
+        max_out_bytes=3 * settings.PREVIEW_OUTPUT_MAX_BYTES,
     )
-    with ogg.open("rb") as handle:
-        artifact.rendition.save("music.ogg", File(handle), save=False)
-    artifact.rendition_content_type = "audio/ogg"
-    artifact.save(update_fields=["rendition", "rendition_content_type"])
-    _save_preview(artifact, _waveform(ogg, workdir))
 
 
-def _pdf_preview(artifact: Artifact, source: Path, workdir: Path) -> None:
-    prefix = workdir / "page"
-    run_tool(
-        ["pdftoppm", "-png", "-f", "1", "-l", "1", "-singlefile", "-scale-to", str(settings.PREVIEW_WIDTH * 2),
-         str(source), str(prefix)],
-        cwd=workdir,
-    )  # fmt: skip
-    _save_preview(artifact, prefix.with_suffix(".png"))
+def _preview_one(sandbox: DockerSandbox, artifact: Artifact) -> bool:
+    """Make and store one artifact's previews; False when the sandbox should not be reused."""
+    try:
+        with artifact.file.open("rb") as handle:
+            data = handle.read(settings.PREVIEW_MAX_INPUT_BYTES + 1)
+        sandbox.write_files({_source_name(artifact): data}, dest=f"{SCRATCH}/in")
+        del data
+        report = _run_previewer(sandbox, artifact)
+        if not report.ok:
+            logger.info("no preview for artifact %s (%s): %s", artifact.pk, artifact.kind, report.error)
+            return True
+        with tempfile.TemporaryDirectory(prefix="atelier-preview-") as tmp:
+            copied = sandbox.copy_out(Path(tmp), src=f"{SCRATCH}/out")
+            for made in copied.files:
+                _accept(artifact, made.path, made.local_path)
+        return True
+    except (SandboxError, OSError, TimeoutError) as error:
+        logger.info("no preview for artifact %s (%s): %s", artifact.pk, artifact.kind, error)
+        return False
+    except Exception:  # a preview is a nicety; the artifact itself is what counts
+        logger.exception("preview failed for artifact %s", artifact.pk)
+        return False
 
 
-def _html_preview(artifact: Artifact, source: Path, workdir: Path) -> None:
-    _save_preview(artifact, html_screenshot(source.read_bytes(), workdir=workdir))
+def _source_name(artifact: Artifact) -> str:
+    # Chromium decides from a file:// URL's extension that it is a page, not text.
+    return "source.html" if artifact.kind in (ArtifactKind.HTML, ArtifactKind.MAP) else "source"
 
 
-PREVIEW_MAKERS: dict[str, Callable[[Artifact, Path, Path], None]] = {
-    ArtifactKind.IMAGE: _image_preview,
-    ArtifactKind.VIDEO: _video_preview,
-    ArtifactKind.AUDIO: _audio_preview,
-    ArtifactKind.MIDI: _midi_rendition,
-    ArtifactKind.PDF: _pdf_preview,
-    ArtifactKind.HTML: _html_preview,
-    ArtifactKind.MAP: _html_preview,
-}
+def _run_previewer(sandbox: DockerSandbox, artifact: Artifact) -> PreviewReport:
+    timeout = settings.PREVIEW_TIMEOUT
+    argv = [
+        "python3", "-I", "-c", previewer_source(), artifact.kind, f"{SCRATCH}/in/{_source_name(artifact)}",
+        f"{SCRATCH}/out",
+        str(settings.PREVIEW_WIDTH), str(timeout), artifact.name,
+    ]  # fmt: skip
+    # The previewer may run up to three tools (MIDI: synthesize, encode, draw) one after another.
+    code, output = sandbox.exec(argv, timeout=3 * timeout + 15)
+    return _parse_report(code, output[-REPORT_TAIL_BYTES:])
+
+
+def _parse_report(code: int, tail: bytes) -> PreviewReport:
+    lines = tail.decode("utf-8", errors="replace").strip().splitlines()
+    try:
+        report: Any = json.loads(lines[-1]) if lines else None
+    except ValueError:
+        report = None
+    if code != 0 or not isinstance(report, dict):
+        return PreviewReport(ok=False, error=f"the previewer ended with exit code {code}")
+    return PreviewReport(ok=report.get("ok") is True, error=str(report.get("error") or "")[:500])
+
+
+def _starts_with(path: Path, signature: bytes) -> bool:
+    with path.open("rb") as handle:
+        return handle.read(len(signature)) == signature
+
+
+def _accept(artifact: Artifact, name: str, path: Path) -> None:
+    """Store one file the previewer made, if it is what its name says and within the size limit."""
+    if path.stat().st_size > settings.PREVIEW_OUTPUT_MAX_BYTES:
+        logger.info("artifact %s: the previewer's %s is too large; dropped", artifact.pk, name)
+        return
+    if name == "preview.png" and _starts_with(path, PNG_SIGNATURE):
+        with path.open("rb") as handle:
+            artifact.preview.save("preview.png", File(handle), save=False)
+        artifact.save(update_fields=["preview"])
+    elif name == "rendition.ogg" and _starts_with(path, OGG_SIGNATURE):
+        with path.open("rb") as handle:
+            artifact.rendition.save("music.ogg", File(handle), save=False)
+        artifact.rendition_content_type = "audio/ogg"
+        artifact.save(update_fields=["rendition", "rendition_content_type"])
+    elif name == "document.html" and artifact.kind in DOCUMENT_KINDS:
+        html = path.read_bytes().decode("utf-8", errors="replace")
+        stored = sanitize_document(html, document_path=artifact.path)
+        artifact.rendered.save("document.html", ContentFile(stored.encode()), save=False)
+        artifact.save(update_fields=["rendered"])
+    else:
+        logger.info("artifact %s: ignoring %r from the previewer", artifact.pk, name[:100])

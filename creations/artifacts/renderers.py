@@ -1,23 +1,23 @@
-"""Markdown and text artifacts rendered into platform pages, safely.
+"""Markdown and code artifacts as safe HTML for platform pages.
 
-Markdown becomes HTML and is then sanitized with nh3 (an allow-list: no script,
-no event handlers, no style, only http/https/mailto links); images may only
-point at artifacts of the same run (rewritten to signed artifact-origin URLs),
-so a report cannot make the viewer's browser call anything else. Text and code
-are escaped and highlighted by Pygments.
+The HTML itself is made from the agent's file inside a preview sandbox
+(`sandbox_previewer.py`: Python-Markdown, Pygments), never in the web or
+worker process: those parsers are not linear on hostile input. What comes
+back is hostile too, so at ingestion it is sanitized once with nh3 (an
+allow-list in linear time: no script, no event handlers, no style, only
+http/https/mailto links) and stored. References to the run's own files become
+`atelier-run-file:<path>`; images may point nowhere else, so a report cannot
+make the viewer's browser call another host. A page view only swaps those
+for signed artifact-origin URLs, one linear pass over the stored HTML.
 """
 
+import re
 from collections.abc import Callable
+from html import escape, unescape
 from posixpath import normpath
 
-import markdown
 import nh3
 from django.utils.safestring import SafeString, mark_safe
-from pygments import highlight
-from pygments.formatters import HtmlFormatter
-from pygments.lexer import Lexer
-from pygments.lexers import TextLexer, get_lexer_for_filename
-from pygments.util import ClassNotFound
 
 ALLOWED_TAGS = {
     "a", "abbr", "b", "blockquote", "br", "caption", "code", "dd", "del", "details", "div", "dl", "dt", "em",
@@ -35,13 +35,10 @@ ALLOWED_ATTRIBUTES = {
     "span": {"class"},
     "div": {"class"},
 }
-LINK_SCHEMES = {"http", "https", "mailto"}
-MARKDOWN_EXTENSIONS = ["extra", "sane_lists", "codehilite", "toc"]
-MARKDOWN_CONFIG = {"codehilite": {"guess_lang": False, "css_class": "highlight"}}
-
-# Given a relative reference from the markdown (an image or a link), the signed URL of
-# the run's artifact it names, or None to drop it.
-ReferenceResolver = Callable[[str], str | None]
+RUN_FILE_SCHEME = "atelier-run-file"
+LINK_SCHEMES = {"http", "https", "mailto", RUN_FILE_SCHEME}
+# Stored HTML is serialized by nh3, so every reference is a double-quoted attribute.
+_RUN_FILE_REFERENCE = re.compile(f'="{RUN_FILE_SCHEME}:([^"<>]{{0,2048}})"')
 
 
 def resolve_relative(reference: str, *, document_path: str) -> str | None:
@@ -59,20 +56,24 @@ def _is_absolute_link(value: str) -> bool:
     return value.lower().startswith(("http://", "https://", "mailto:", "#"))
 
 
-def render_markdown(text: str, *, resolve: ReferenceResolver) -> SafeString:
-    html = markdown.markdown(text, extensions=MARKDOWN_EXTENSIONS, extension_configs=MARKDOWN_CONFIG)
+def sanitize_document(html: str, *, document_path: str) -> str:
+    """The stored form of a rendered document: allow-listed HTML, run files as `atelier-run-file:` references."""
+
+    def to_run_file(reference: str) -> str | None:
+        target = resolve_relative(reference, document_path=document_path)
+        return f"{RUN_FILE_SCHEME}:{target}" if target else None
 
     def attribute_filter(tag: str, attribute: str, value: str) -> str | None:
         if tag == "img" and attribute == "src":  # only the run's own files, never a tracker
-            return resolve(value)
+            return to_run_file(value)
         if tag == "a" and attribute == "href" and not _is_absolute_link(value):
-            return resolve(value)
+            return to_run_file(value)
         if attribute == "class":  # only Pygments' token classes, never layout-hijacking ones
             classes = [c for c in value.split() if c == "highlight" or (len(c) <= 3 and c.isalpha())]
             return " ".join(classes) or None
         return value
 
-    clean = nh3.clean(
+    return nh3.clean(
         html,
         tags=ALLOWED_TAGS,
         attributes=ALLOWED_ATTRIBUTES,
@@ -81,19 +82,19 @@ def render_markdown(text: str, *, resolve: ReferenceResolver) -> SafeString:
         strip_comments=True,
         attribute_filter=attribute_filter,
     )
-    return mark_safe(clean)  # noqa: S308  (nh3 output: an allow-list of tags, attributes and schemes)
 
 
-def lexer_for(filename: str, text: str) -> Lexer:
-    try:
-        return get_lexer_for_filename(filename, text, stripnl=False)
-    except ClassNotFound:
-        return TextLexer(stripnl=False)
+def link_run_files(stored: str, *, url_for: Callable[[str], str]) -> SafeString:
+    """Stored document HTML with each run-file reference replaced by `url_for(path)`."""
+    def replace(match: re.Match[str]) -> str:
+        return f'="{escape(url_for(unescape(match.group(1))))}"'
+
+    return mark_safe(_RUN_FILE_REFERENCE.sub(replace, stored))  # noqa: S308  (sanitized at ingestion)
 
 
-def render_code(text: str, *, filename: str) -> SafeString:
-    formatter = HtmlFormatter(cssclass="highlight", linenos=False, wrapcode=True)
-    return mark_safe(highlight(text, lexer_for(filename, text), formatter))  # noqa: S308  (Pygments escapes)
+def plain_text_document(data: bytes) -> SafeString:
+    """A document with no stored rendering, shown as escaped text (linear, nothing parsed)."""
+    return mark_safe(f'<pre class="highlight"><code>{escape(decode_text(data))}</code></pre>')  # noqa: S308
 
 
 def decode_text(data: bytes) -> str:

@@ -111,8 +111,8 @@ install_browser() {
 }
 
 install_media() {
-  # Host-side tools the worker uses for previews (poster frames, PDF first
-  # pages, waveforms, MIDI to audio).
+  # Tools the tests use to make and measure sample media. The platform itself
+  # needs none of them on the host: previews are made inside a sandbox.
   apt_install ffmpeg poppler-utils fluidsynth fluid-soundfont-gm
 }
 

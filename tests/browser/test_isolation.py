@@ -16,7 +16,12 @@ from tests.support.fixtures.accounts import PASSWORD, Team
 from tests.support.fixtures.browser import IMAGE_WIDTH, Web
 from tests.support.media_samples import hostile_html, hostile_markdown, hostile_svg
 
-pytestmark = [pytest.mark.browser, pytest.mark.services, pytest.mark.django_db(transaction=True)]
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.services,
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.usefixtures("sandbox_image"),  # markdown is rendered in a preview sandbox
+]
 
 
 def hostile_run(web: Web, team: Team) -> dict[str, Any]:
@@ -29,6 +34,7 @@ def hostile_run(web: Web, team: Team) -> dict[str, Any]:
             Output("logo.svg", hostile_svg(web.platform)),
             Output("report.md", hostile_markdown(web.platform)),
         ],
+        previews=True,  # the markdown is rendered in a preview sandbox, as at ingestion
     )
     return {a.path: a for a in run.artifacts.all()} | {"run": run}
 

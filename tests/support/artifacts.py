@@ -55,6 +55,6 @@ def add_artifact(run: Run, output: Output, *, previews: bool = False) -> Artifac
     if previews:
         from creations.artifacts.previews import make_previews
 
-        make_previews(artifact)
+        make_previews([artifact], run_id=run.pk)
         artifact.refresh_from_db()
     return artifact

@@ -1,17 +1,21 @@
-"""Previews made at ingestion: real tools on real files, bounded, never failing the run."""
+"""Previews made at ingestion in a sandbox with no network: real tools on real files, bounded, never failing
+the run."""
 
-from pathlib import Path
+import threading
 from typing import Any
 
+import docker
 import pytest
 from PIL import Image
 
+from creations.artifacts.display import artifact_displays
 from creations.models import Artifact
-from tests.support import has_executable, require
-from tests.support.artifacts import Output, finished_run
+from sandboxes.offline import LABEL_PURPOSE
+from tests.support.artifacts import Output, add_artifact, finished_run
 from tests.support.fixtures.accounts import Team
 from tests.support.media_samples import (
     hostile_html,
+    hostile_markdown,
     map_html_bytes,
     midi_bytes,
     mp4_bytes,
@@ -20,7 +24,7 @@ from tests.support.media_samples import (
     wav_bytes,
 )
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.docker, pytest.mark.django_db, pytest.mark.usefixtures("sandbox_image")]
 
 
 def made(team: Team, path: str, data: bytes) -> Artifact:
@@ -42,13 +46,11 @@ def test_images_get_a_thumbnail_no_wider_than_the_gallery(team: Team, settings: 
 
 
 def test_videos_get_a_poster_frame(team: Team) -> None:
-    require(has_executable("ffmpeg"), "ffmpeg is not installed")
     width, _ = preview_size(made(team, "clip.mp4", mp4_bytes(seconds=2)))
     assert width > 0
 
 
 def test_audio_gets_a_waveform(team: Team) -> None:
-    require(has_executable("ffmpeg"), "ffmpeg is not installed")
     artifact = made(team, "tone.wav", wav_bytes(seconds=1))
     with artifact.preview.open("rb") as handle, Image.open(handle) as image:
         colors = {c for _, c in image.convert("RGB").getcolors(maxcolors=100_000) or []}
@@ -56,13 +58,11 @@ def test_audio_gets_a_waveform(team: Team) -> None:
 
 
 def test_pdfs_get_their_first_page(team: Team) -> None:
-    require(has_executable("pdftoppm"), "poppler-utils (pdftoppm) is not installed")
     width, height = preview_size(made(team, "report.pdf", pdf_bytes()))
     assert height > width  # a portrait page
 
 
 def test_midi_is_rendered_to_audio_that_browsers_play(team: Team) -> None:
-    require(has_executable("fluidsynth") and has_executable("ffmpeg"), "fluidsynth/ffmpeg are not installed")
     artifact = made(team, "tune.mid", midi_bytes())
     assert artifact.kind == "midi"
     assert artifact.rendition_content_type == "audio/ogg"
@@ -72,7 +72,6 @@ def test_midi_is_rendered_to_audio_that_browsers_play(team: Team) -> None:
 
 
 def test_html_gets_a_screenshot_of_what_its_script_drew(team: Team) -> None:
-    require(has_executable("chromium"), "chromium is not installed")
     artifact = made(team, "map.html", map_html_bytes())
     with artifact.preview.open("rb") as handle, Image.open(handle) as image:
         rgb = image.convert("RGB")
@@ -81,13 +80,38 @@ def test_html_gets_a_screenshot_of_what_its_script_drew(team: Team) -> None:
 
 
 def test_html_screenshots_cannot_reach_the_network(team: Team) -> None:
-    """The hostile page's beacon to a server we run never arrives: the proxy refuses everything."""
-    require(has_executable("chromium"), "chromium is not installed")
+    """The hostile page's beacon to a server we run never arrives: the preview sandbox has no network."""
     from tests.support.request_log import RequestLog
 
     with RequestLog() as log:
-        made(team, "page.html", hostile_html(log.url))
+        artifact = made(team, "page.html", hostile_html(log.url))
+    assert artifact.preview  # the page was rendered, and its requests went nowhere
     assert log.paths == []
+
+
+def test_previews_are_drawn_in_a_gvisor_sandbox_without_network(team: Team, settings: Any) -> None:
+    seen: list[dict[str, Any]] = []
+    stop = threading.Event()
+    client = docker.from_env()
+
+    def watch() -> None:
+        while not stop.is_set() and not seen:
+            for container in client.containers.list(filters={"label": f"{LABEL_PURPOSE}=preview"}):
+                seen.append(container.attrs["HostConfig"])
+            stop.wait(0.05)
+
+    watcher = threading.Thread(target=watch)
+    watcher.start()
+    try:
+        made(team, "tone.wav", wav_bytes(seconds=1))
+    finally:
+        stop.set()
+        watcher.join()
+    assert seen, "no preview sandbox was seen"
+    assert seen[0]["NetworkMode"] == "none"
+    assert seen[0]["Runtime"] == settings.SANDBOX_RUNTIME == "runsc"
+    assert seen[0]["ReadonlyRootfs"] is True
+    assert client.containers.list(filters={"label": f"{LABEL_PURPOSE}=preview"}) == []  # and it is gone
 
 
 def test_garbage_gets_no_preview_and_no_error(team: Team) -> None:
@@ -96,10 +120,38 @@ def test_garbage_gets_no_preview_and_no_error(team: Team) -> None:
         assert not artifact.preview
 
 
-def test_a_tool_that_runs_too_long_is_stopped(team: Team, settings: Any) -> None:
-    require(has_executable("ffmpeg"), "ffmpeg is not installed")
-    from creations.artifacts.preview_tools import PreviewToolError, run_tool
+def test_a_file_that_hangs_its_tool_costs_no_other_file_its_preview(team: Team, settings: Any) -> None:
+    settings.PREVIEW_TIMEOUT = 3
+    hanging = b"<!doctype html><html><body><script>while (true) {}</script></body></html>"
+    run = finished_run(workspace=team.workspace, author=team.owner, outputs=[])
+    artifacts = [add_artifact(run, Output("a-hang.html", hanging)), add_artifact(run, Output("b.png", png_bytes()))]
+    from creations.artifacts.previews import make_previews
 
-    settings.PREVIEW_TIMEOUT = 1
-    with pytest.raises(PreviewToolError, match="longer than"):
-        run_tool(["sleep", "30"], cwd=Path("/"))
+    make_previews(artifacts, run_id=run.pk)
+    hang, image = (Artifact.objects.get(pk=a.pk) for a in artifacts)
+    assert not hang.preview
+    assert preview_size(image) == (320, 200)
+
+
+def test_markdown_is_rendered_once_at_ingestion_and_served_sanitized(team: Team, settings: Any) -> None:
+    document = hostile_markdown("http://localhost:8000") + b"\n\n![chart](chart.png) [more](notes/more.md)\n"
+    artifact = made(team, "reports/q1.md", document)
+    assert artifact.rendered
+    (display,) = artifact_displays([artifact], user=team.owner, render_documents=True)
+    html = str(display.rendered)
+    assert "<h1" in html
+    assert "<script" not in html.lower()
+    assert "onerror" not in html.lower()
+    assert "javascript:" not in html.lower()
+    assert f"{settings.ARTIFACT_ORIGIN}/r/" in html  # the run's own file, by a signed artifact URL
+    assert "reports/chart.png" in html
+    assert "atelier-run-file" not in html
+
+
+def test_code_is_highlighted_in_the_sandbox_and_escaped(team: Team) -> None:
+    artifact = made(team, "hello.py", b'import os\nprint("<script>alert(1)</script>")\n')
+    (display,) = artifact_displays([artifact], user=team.owner, render_documents=True)
+    html = str(display.rendered)
+    assert 'class="highlight"' in html
+    assert "<script>" not in html
+    assert "&lt;script&gt;" in html

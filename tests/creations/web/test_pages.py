@@ -248,8 +248,16 @@ def test_the_artifacts_fragment_renders_each_kind(team: Team, client: Client) ->
 # --- creation page -------------------------------------------------------------
 
 
-def test_the_creation_page_renders_markdown_sanitized(team: Team, client: Client) -> None:
-    run = a_run(team, outputs=[Output("report.md", hostile_markdown("http://localhost:8000"))])
+def test_a_document_without_a_stored_rendering_is_shown_as_escaped_text(team: Team, client: Client) -> None:
+    """What a page shows when the preview sandbox could not render a document: its text, never parsed."""
+    run = a_run(team, outputs=[Output("report.md", b"# Title\n\n<script>alert(1)</script>")])
+    html = signed_in(client, team.member).get(reverse("creation_detail", args=[run.creation_id])).content.decode()
+    assert "# Title" in html
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+
+
+def test_the_creation_page_renders_markdown_sanitized(team: Team, client: Client, sandbox_image: str) -> None:
+    run = a_run(team, outputs=[Output("report.md", hostile_markdown("http://localhost:8000"))], previews=True)
     response = signed_in(client, team.member).get(reverse("creation_detail", args=[run.creation_id]))
     html = response.content.decode()
     assert response.status_code == 200
@@ -337,8 +345,8 @@ def test_the_trajectory_exports_as_json(team: Team, client: Client) -> None:
     assert {a["path"] for a in data["artifacts"]} == {"poster.png", "notes.md"}
 
 
-def test_an_artifact_has_its_own_page(team: Team, client: Client) -> None:
-    artifact = a_run(team).artifacts.get(path="notes.md")
+def test_an_artifact_has_its_own_page(team: Team, client: Client, sandbox_image: str) -> None:
+    artifact = a_run(team, previews=True).artifacts.get(path="notes.md")
     url = reverse("artifact_detail", args=[artifact.pk])
     assert b"<em>there</em>" in signed_in(client, team.member).get(url).content
     assert signed_in(Client(), team.outsider).get(url).status_code == 404
