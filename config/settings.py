@@ -283,6 +283,9 @@ RUN_EVENT_PAYLOAD_MAX_BYTES = env.int("RUN_EVENT_PAYLOAD_MAX_BYTES", default=32 
 RUN_STREAM_MAX_BYTES_PER_CALL = env.int(
     "RUN_STREAM_MAX_BYTES_PER_CALL", default=2 * 1024 * 1024, validate=Range(min=8192)
 )
+RUN_STREAM_MAX_BYTES_PER_RUN = env.int(  # live output and model text stored for a whole run
+    "RUN_STREAM_MAX_BYTES_PER_RUN", default=16 * 1024 * 1024, validate=Range(min=8192)
+)
 # Events sent inline in a channel-layer announcement (the rest is read from the database).
 RUN_ANNOUNCE_INLINE_MAX_BYTES = env.int("RUN_ANNOUNCE_INLINE_MAX_BYTES", default=16 * 1024, validate=Range(min=0))
 # A stored run event that does not match its schema (creations/events/schema.py) stops the run

@@ -49,6 +49,10 @@ COALESCED_KINDS: dict[str, tuple[str, ...]] = {
     "reasoning_delta": ("step",),
 }
 STREAM_TRUNCATED_NOTE = "\n[live output truncated here: the command printed more than {limit} bytes]\n"
+RUN_STREAM_TRUNCATED_NOTE = (
+    "\n[live output stops here: this run has streamed more than {limit} bytes, so from now on only each"
+    " command's result is kept (as the model saw it); the full output stays in the sandbox's own files]\n"
+)
 
 EventItem = tuple[str, dict[str, Any]]
 IDLE_CLOSE_SECONDS = 5.0  # the flusher lets go of its database connection when idle this long
@@ -227,11 +231,16 @@ class EventRecorder:
         coalesce_seconds: float | None = None,
         coalesce_bytes: int | None = None,
         stream_max_per_call: int | None = None,
+        stream_max_per_run: int | None = None,
     ) -> None:
         self.run_id = run_id
         self.coalesce_seconds = settings.RUN_EVENT_COALESCE_SECONDS if coalesce_seconds is None else coalesce_seconds
         self.coalesce_bytes = coalesce_bytes or settings.RUN_EVENT_COALESCE_BYTES
         self.stream_max_per_call = stream_max_per_call or settings.RUN_STREAM_MAX_BYTES_PER_CALL
+        # Live text of the whole run (command output, model text): one run cannot fill the database.
+        self.stream_max_per_run = stream_max_per_run or settings.RUN_STREAM_MAX_BYTES_PER_RUN
+        self._run_streamed = 0
+        self._run_cut = False  # the run's live text reached its cap (said once)
         self.ended = False
         self._lock = threading.RLock()
         self._pending: _Pending | None = None
@@ -269,8 +278,9 @@ class EventRecorder:
         text = str(payload.get("text", ""))
         if kind == "tool_output_delta":
             text = self._within_stream_cap(payload.get("call_id"), text)
-            if not text:
-                return
+        text = self._within_run_cap(kind, payload.get("call_id"), text)
+        if not text:
+            return
         key = (kind, *(payload.get(k) for k in COALESCED_KINDS[kind]))
         pending = self._pending
         if pending is not None and pending.key != key:
@@ -297,6 +307,19 @@ class EventRecorder:
         self._streamed[call_id] = self.stream_max_per_call
         head = text.encode()[:room].decode(errors="ignore")
         return head + (STREAM_TRUNCATED_NOTE.format(limit=self.stream_max_per_call) if first_cut else "")
+
+    def _within_run_cap(self, kind: str, call_id: Any, text: str) -> str:
+        size = len(text.encode())
+        if self._run_streamed + size <= self.stream_max_per_run:
+            self._run_streamed += size
+            return text
+        room = max(0, self.stream_max_per_run - self._run_streamed)
+        first_cut, self._run_cut = not self._run_cut, True
+        self._run_streamed = self.stream_max_per_run
+        if kind == "tool_output_delta":
+            self._omitted[call_id] = self._omitted.get(call_id, 0) + size - room
+        head = text.encode()[:room].decode(errors="ignore")
+        return head + (RUN_STREAM_TRUNCATED_NOTE.format(limit=self.stream_max_per_run) if first_cut else "")
 
     def _take_pending(self) -> list[EventItem]:
         pending, self._pending = self._pending, None

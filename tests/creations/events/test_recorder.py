@@ -124,6 +124,30 @@ def test_live_output_past_the_per_command_cap_is_left_out_and_said_so(team: Team
     assert events[-1].payload["stream_omitted_bytes"] == 90_000
 
 
+def test_a_run_that_streams_past_its_whole_run_cap_stores_no_more_live_text_and_says_so(team: Team) -> None:
+    """Many commands each under the per-command cap still cannot fill the database with one run."""
+    run = _running(team)
+    recorder = EventRecorder(run.pk, coalesce_seconds=10, stream_max_per_call=50_000, stream_max_per_run=30_000)
+    for call in range(10):
+        for _ in range(10):
+            recorder.record("tool_output_delta", {"step": call + 1, "call_id": f"c{call}", "text": "y" * 1000})
+        recorder.record("tool_result", _result("(the model's view)", step=call + 1, call_id=f"c{call}"))
+    recorder.record("assistant_delta", {"step": 11, "text": "z" * 5000})
+    recorder.close()
+    events = _events(run)
+    live = "".join(e.payload["text"] for e in events if e.kind in ("tool_output_delta", "assistant_delta"))
+    kept, note = live.split("\n[live output stops here", 1)
+    assert kept == "y" * 30_000
+    assert "this run has streamed more than 30000 bytes" in note
+    assert "y" * 10 not in note
+    assert "z" * 10 not in note
+    results = [e.payload for e in events if e.kind == "tool_result"]
+    assert len(results) == 10  # every command's result is still kept
+    assert [r.get("stream_omitted_bytes", 0) for r in results] == [0, 0, 0, 10_000, *[10_000] * 6]
+    stored_bytes = sum(len(json.dumps(e.payload)) for e in events)
+    assert stored_bytes < 40_000
+
+
 def test_nothing_is_appended_after_the_final_event(team: Team) -> None:
     run = _running(team)
     recorder = EventRecorder(run.pk)
