@@ -159,6 +159,9 @@ def main() -> None:
         **os.environ,
         **PROCESS_ENV,
         "RUN_HEARTBEAT_SECONDS": "5",
+        # One signed-in person watches every run here, from one address.
+        "RUN_WS_MAX_PER_USER": "1000",
+        "RUN_WS_MAX_PER_ADDRESS": "1000",
         "DJANGO_SETTINGS_MODULE": "config.test_settings",
         "DATABASE_URL": (
             f"postgres://{db['USER']}:{db['PASSWORD']}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"

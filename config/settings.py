@@ -306,6 +306,12 @@ RUN_PAGE_STEPS = env.int("RUN_PAGE_STEPS", default=30, validate=Range(min=1))
 RUN_PAGE_OUTPUT_PREVIEW_CHARS = env.int("RUN_PAGE_OUTPUT_PREVIEW_CHARS", default=4000, validate=Range(min=100))
 # An open websocket also checks the database this often, in case announcements were lost.
 RUN_WS_POLL_SECONDS = env.float("RUN_WS_POLL_SECONDS", default=5.0, validate=Range(min=0.2))
+# ...and checks that its viewer may still see the run (a removed member stops receiving it).
+RUN_WS_ACCESS_RECHECK_SECONDS = env.float("RUN_WS_ACCESS_RECHECK_SECONDS", default=10.0, validate=Range(min=0.2))
+# Live run sockets open at once, per person and per client address (creations/events/socket_slots.py).
+RUN_WS_MAX_PER_USER = env.int("RUN_WS_MAX_PER_USER", default=20, validate=Range(min=1))
+RUN_WS_MAX_PER_ADDRESS = env.int("RUN_WS_MAX_PER_ADDRESS", default=60, validate=Range(min=1))
+RUN_WS_SLOT_STALE_SECONDS = max(15.0, 3 * RUN_WS_POLL_SECONDS)  # a socket not seen alive this long is gone
 RUN_BRIEF_MAX_CHARS = env.int("RUN_BRIEF_MAX_CHARS", default=20_000, validate=Range(min=100))
 RUN_INPUT_MAX_FILES = env.int("RUN_INPUT_MAX_FILES", default=20, validate=Range(min=0))
 RUN_INPUT_MAX_BYTES = env.int("RUN_INPUT_MAX_BYTES", default=100 * 1024 * 1024, validate=Range(min=1))  # all files

@@ -8,7 +8,10 @@ sent is dropped, and a gap is filled from the database. A slow periodic check
 covers announcements lost on the way (Redis restarts). When the run has
 ended, its final event is sent and the socket is closed (code 1000).
 
-Messages to the client: {"type": "event", "seq", "kind", "payload", "at"}.
+Messages to the client: {"type": "event", "seq", "kind", "payload", "at"};
+{"type": "closing", "message"} before the server closes for a reason the
+person should read: too many sockets open (4429, socket_slots.py), or access
+lost while watching (4403: checked again every RUN_WS_ACCESS_RECHECK_SECONDS).
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from django.conf import settings
 
 from creations.access import can_view_creation
 from creations.events.announce import run_group
+from creations.events.socket_slots import SocketSlots
 from creations.events.store import event_wire
 from creations.models import Run, RunEvent
 
@@ -34,6 +38,7 @@ log = logging.getLogger(__name__)
 
 CLOSE_FORBIDDEN = 4403  # sent before accept, daphne turns it into an HTTP 403 at the handshake
 CLOSE_NOT_FOUND = 4404
+CLOSE_TOO_MANY = 4429
 P = ParamSpec("P")
 R = TypeVar("R")
 
@@ -45,12 +50,14 @@ def _off_thread(func: Callable[P, R]) -> Callable[P, Awaitable[R]]:
     return DatabaseSyncToAsync(func, thread_sensitive=False)
 
 
-@_off_thread
-def _load_run_for(run_id: int, user: Any) -> Run | None:
+def _viewable_run(run_id: int, user: Any) -> Run | None:
     run = Run.objects.select_related("creation").filter(pk=run_id).first()
     if run is None or not can_view_creation(creation=run.creation, user=user):
         return None
     return run
+
+
+_load_run_for = _off_thread(_viewable_run)
 
 
 @_off_thread
@@ -59,6 +66,16 @@ def _events_after(run_id: int, after: int, limit: int) -> tuple[list[dict[str, A
     run = Run.objects.only("status", "last_seq").get(pk=run_id)
     events = [event_wire(e) for e in RunEvent.objects.filter(run_id=run_id, seq__gt=after).order_by("seq")[:limit]]
     return events, run.is_final, run.last_seq
+
+
+@_off_thread
+def _may_still_view(run_id: int, user: Any) -> bool:
+    return _viewable_run(run_id, user) is not None
+
+
+def _client_address(scope: dict[str, Any]) -> str:
+    client = scope.get("client") or ("unknown", 0)
+    return str(client[0])
 
 
 def _parse_after(query_string: bytes) -> int:
@@ -81,10 +98,24 @@ class RunEventsConsumer(AsyncJsonWebsocketConsumer):
         self._closing = False
         self._poller: asyncio.Task[None] | None = None
         self._heard_at = 0.0  # when the last announcement arrived
-        run = await _load_run_for(self.run_id, self.scope.get("user"))
+        self._access_checked_at = time.monotonic()
+        user = self.scope.get("user")
+        self._slots: SocketSlots | None = None
+        run = await _load_run_for(self.run_id, user)
         if run is None:
             await self.close(code=CLOSE_FORBIDDEN)
             return
+        slots = SocketSlots(
+            socket_id=self.channel_name,
+            user_id=user.pk if user is not None and user.is_authenticated else None,
+            address=_client_address(self.scope),
+        )
+        refusal = await slots.take()
+        if refusal is not None:
+            await self.accept()  # then close: the browser gets the code and the reason, not a bare 403
+            await self._close_saying(refusal.message, code=CLOSE_TOO_MANY)
+            return
+        self._slots = slots
         self.groups = [run_group(self.run_id)]
         await self.channel_layer.group_add(self.groups[0], self.channel_name)
         await self.accept()
@@ -94,6 +125,8 @@ class RunEventsConsumer(AsyncJsonWebsocketConsumer):
 
     async def disconnect(self, code: int) -> None:
         self._closing = True
+        if self._slots is not None:
+            await self._slots.give_back()
         if self._poller is not None:
             self._poller.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -140,6 +173,17 @@ class RunEventsConsumer(AsyncJsonWebsocketConsumer):
             await self.send_json({"type": "event", **event})
             self.sent_seq = event["seq"]
 
+    async def _close_saying(self, message: str, *, code: int) -> None:
+        self._closing = True
+        await self.send_json({"type": "closing", "message": message})
+        await self.close(code=code)
+
+    async def _still_allowed(self) -> bool:
+        if time.monotonic() - self._access_checked_at < settings.RUN_WS_ACCESS_RECHECK_SECONDS:
+            return True
+        self._access_checked_at = time.monotonic()
+        return await _may_still_view(self.run_id, self.scope.get("user"))
+
     async def _finish(self) -> None:
         if not self._closing:
             self._closing = True
@@ -150,6 +194,11 @@ class RunEventsConsumer(AsyncJsonWebsocketConsumer):
             every = settings.RUN_WS_POLL_SECONDS
             while not self._closing:
                 await asyncio.sleep(every)
+                if not await self._still_allowed():
+                    await self._close_saying("You can no longer see this run.", code=CLOSE_FORBIDDEN)
+                    return
+                if self._slots is not None:
+                    await self._slots.refresh()
                 if time.monotonic() - self._heard_at >= every:  # announcements flowing: nothing was lost
                     await self._catch_up()
         except asyncio.CancelledError:

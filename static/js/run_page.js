@@ -276,8 +276,9 @@
     url: root.getAttribute("data-ws-url"),
     after: 0,
     onEvent: onEvent,
-    onStatus: function (state) {
-      connectionEl.textContent = CONNECTION_LABELS[state] || state;
+    onStatus: function (state, detail) {
+      var label = CONNECTION_LABELS[state] || state;
+      connectionEl.textContent = detail && detail.message ? label + ": " + detail.message : label;
       root.setAttribute("data-connection", state);
     },
   });

@@ -11,15 +11,17 @@
  *
  * Reconnects with exponential backoff and jitter, resuming from the last seq it
  * handed to onEvent (?after=N). The server closes with code 1000 once the run's
- * final event is sent; then the stream ends instead of reconnecting. Rendering
- * is the page's job.
+ * final event is sent; then the stream ends instead of reconnecting. Before a
+ * final refusal the server may say why ({type: "closing", message}); onStatus
+ * gets it as detail.message. Rendering is the page's job.
  */
 (function () {
   "use strict";
 
   var BASE_DELAY_MS = 500;
   var MAX_DELAY_MS = 15000;
-  var FORBIDDEN_CODES = { 4403: true, 4404: true };
+  // The server's final answers: no access (4403), no such run (4404), too many pages open (4429).
+  var FORBIDDEN_CODES = { 4403: true, 4404: true, 4429: true };
 
   function absoluteUrl(url) {
     if (/^wss?:\/\//.test(url)) return url;
@@ -42,6 +44,7 @@
     var timer = null;
     var stopped = false;
     var ended = false;
+    var closingMessage = "";
 
     function status(state, detail) {
       try { onStatus(state, detail); } catch (error) { console.error(error); }
@@ -58,6 +61,10 @@
       socket.onmessage = function (message) {
         var data;
         try { data = JSON.parse(message.data); } catch (error) { return; }
+        if (data && data.type === "closing") {
+          closingMessage = String(data.message || "");
+          return;
+        }
         if (!data || data.type !== "event" || typeof data.seq !== "number") return;
         if (data.seq <= lastSeq) return; // already handed over: never twice
         lastSeq = data.seq;
@@ -74,7 +81,7 @@
         }
         if (FORBIDDEN_CODES[event.code]) {
           stopped = true;
-          status("closed", { code: event.code });
+          status("closed", { code: event.code, message: closingMessage });
           return;
         }
         schedule();

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import json
+import time
+from contextlib import ExitStack
+
 import pytest
-from websockets.exceptions import InvalidStatus
-from websockets.sync.client import connect
+from websockets.exceptions import ConnectionClosed, InvalidStatus
+from websockets.sync.client import ClientConnection, connect
 from websockets.typing import Origin
 
 from creations.events.store import store_events
@@ -93,3 +97,77 @@ def test_a_live_watcher_gets_new_events_as_they_are_stored(run_stack: AtelierSer
     assert [e["seq"] for e in first + live + last] == [1, 2, 3, 4]
     assert last[-1]["payload"]["status"] == "cancelled"
     assert closed
+
+
+def _running_run(team: Team, visibility: str = Visibility.WORKSPACE) -> int:
+    run = make_run(team, status=RunStatus.RUNNING, visibility=visibility)
+    store_events(run.pk, [("step_started", {"step": 1, "remaining": 4})])
+    return run.pk
+
+
+def _refusal(ws: ClientConnection) -> tuple[str, int | None]:
+    """The message and close code of a socket the server ends at once."""
+    message = json.loads(ws.recv(timeout=10))
+    with pytest.raises(ConnectionClosed) as closed:
+        ws.recv(timeout=10)
+    return message.get("message", ""), closed.value.rcvd.code if closed.value.rcvd else None
+
+
+def test_one_person_cannot_hold_more_live_sockets_than_the_limit(run_stack: AtelierServer, team: Team) -> None:
+    run_id = _running_run(team)
+    cookie = run_stack.cookie_for(team.member)  # RUN_WS_MAX_PER_USER=4 in the test stack
+    with ExitStack() as stack:
+        sockets = [stack.enter_context(open_stream(run_stack, run_id, cookie=cookie)) for _ in range(4)]
+        for ws in sockets:
+            assert json.loads(ws.recv(timeout=10))["seq"] == 1
+        with open_stream(run_stack, run_id, cookie=cookie) as fifth:
+            message, code = _refusal(fifth)
+        assert code == 4429
+        assert "at most 4" in message
+        with open_stream(run_stack, run_id, cookie=run_stack.cookie_for(team.owner)) as someone_else:
+            assert json.loads(someone_else.recv(timeout=10))["seq"] == 1  # the limit is per person
+        sockets.pop().close()
+        time.sleep(0.5)  # the server hears the close
+        with open_stream(run_stack, run_id, cookie=cookie) as again:
+            assert json.loads(again.recv(timeout=10))["seq"] == 1  # a freed slot is usable again
+
+
+def test_one_address_cannot_hold_more_live_sockets_than_the_limit(run_stack: AtelierServer, team: Team) -> None:
+    run_id = _running_run(team, visibility=Visibility.PUBLIC)
+    with ExitStack() as stack:
+        # RUN_WS_MAX_PER_ADDRESS=12 in the test stack; signed out, so only the address counts.
+        sockets = [stack.enter_context(open_stream(run_stack, run_id)) for _ in range(12)]
+        for ws in sockets:
+            assert json.loads(ws.recv(timeout=10))["seq"] == 1
+        with open_stream(run_stack, run_id) as one_more:
+            message, code = _refusal(one_more)
+    assert code == 4429
+    assert "from this address" in message
+
+
+def test_a_member_removed_while_watching_stops_receiving_the_run(run_stack: AtelierServer, team: Team) -> None:
+    from workspaces.models import Membership
+
+    run_id = _running_run(team)
+    with open_stream(run_stack, run_id, cookie=run_stack.cookie_for(team.viewer)) as ws:
+        assert json.loads(ws.recv(timeout=10))["seq"] == 1
+        Membership.objects.filter(workspace=team.workspace, user=team.viewer).delete()
+        store_events(run_id, [("step_started", {"step": 2, "remaining": 3})])
+        message, code = _refusal_after_events(ws)
+    assert code == 4403
+    assert message == "You can no longer see this run."
+
+
+def _refusal_after_events(ws: ClientConnection) -> tuple[str, int | None]:
+    """Skip the events that were on their way, then read the closing message and code."""
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            message = json.loads(ws.recv(timeout=10))
+        except ConnectionClosed as closed:
+            return "", closed.rcvd.code if closed.rcvd else None
+        if message["type"] == "closing":
+            with pytest.raises(ConnectionClosed) as closed_after:
+                ws.recv(timeout=10)
+            return message["message"], closed_after.value.rcvd.code if closed_after.value.rcvd else None
+    raise AssertionError("the socket stayed open")
