@@ -157,14 +157,12 @@ def run_trajectory(*, run: Run, before_seq: int | None = None) -> Trajectory:
     return folder.trajectory(earlier_before=first_seq if more_before else None)
 
 
-def run_events_export(*, run: Run) -> dict[str, Any]:
-    """The whole trajectory as plain JSON (for the export button); payloads as their schemas read them."""
+EXPORT_PAGE_EVENTS = 500
+
+
+def run_export_summary(*, run: Run) -> dict[str, Any]:
+    """Everything the trajectory export holds but its events (see run_export_event_pages)."""
     creation = run.creation
-    events = []
-    for event in RunEvent.objects.filter(run=run).order_by("seq"):
-        typed = read_event(event.kind, event.payload)
-        payload = typed.model_dump(mode="json", exclude_unset=True) if typed is not None else event.payload
-        events.append({"seq": event.seq, "kind": event.kind, "payload": payload, "at": event.created_at.isoformat()})
     return {
         "creation": {"id": creation.pk, "title": str(creation), "brief": creation.brief},
         "run": {
@@ -179,9 +177,19 @@ def run_events_export(*, run: Run) -> dict[str, Any]:
             "completion_tokens": run.completion_tokens,
             "sandbox_seconds": run.sandbox_seconds,
         },
-        "events": events,
         "artifacts": [
             {"path": a.path, "kind": a.kind, "size": a.size, "content_type": a.content_type}
             for a in run.artifacts.all()
         ],
     }
+
+
+def run_export_event_page(*, run_id: int, after_seq: int) -> list[dict[str, Any]]:
+    """The next page of exported events after `after_seq` (empty at the end); payloads as their schemas read them.
+    A page at a time, so an export of a long run never holds all its events."""
+    page = []
+    for event in RunEvent.objects.filter(run_id=run_id, seq__gt=after_seq).order_by("seq")[:EXPORT_PAGE_EVENTS]:
+        typed = read_event(event.kind, event.payload)
+        payload = typed.model_dump(mode="json", exclude_unset=True) if typed is not None else event.payload
+        page.append({"seq": event.seq, "kind": event.kind, "payload": payload, "at": event.created_at.isoformat()})
+    return page

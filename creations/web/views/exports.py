@@ -1,49 +1,69 @@
 """Downloads from the platform: all artifacts of a run as a zip, the trajectory as JSON.
 
-Both are attachments (never rendered by the browser) built from stored data.
+Both are attachments (never rendered by the browser), streamed as they are
+made: the zip file by file and the JSON a page of events at a time, so a run
+with gigabytes of files or a million events costs the web process a few
+chunks of memory, not the whole export.
 """
 
 import json
-import shutil
-import tempfile
-import zipfile
+from collections.abc import AsyncIterator, Iterator
+from typing import Any
 
+from asgiref.sync import sync_to_async
 from django.core.serializers.json import DjangoJSONEncoder
-from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
+from django.http import HttpRequest, StreamingHttpResponse
 from django.views.decorators.http import require_GET
 
 from creations.access import run_for_viewer_or_404
 from creations.artifacts.headers import content_disposition
-from creations.artifacts.streaming import file_chunks
-from creations.events.trajectory import run_events_export
+from creations.artifacts.zip_stream import zip_artifacts
+from creations.events.trajectory import run_export_event_page, run_export_summary
+from creations.models import Artifact, Run
+
+
+def _next_chunk(chunks: Iterator[bytes]) -> bytes | None:
+    return next(chunks, None)
+
+
+async def _chunks_off_thread(chunks: Iterator[bytes]) -> AsyncIterator[bytes]:
+    """A blocking iterator (file reads, compression) consumed in a worker thread, chunk by chunk."""
+    while (chunk := await sync_to_async(_next_chunk, thread_sensitive=False)(chunks)) is not None:
+        yield chunk
 
 
 @require_GET
 def run_download_zip(request: HttpRequest, pk: int) -> StreamingHttpResponse:
     run = run_for_viewer_or_404(pk=pk, user=request.user).run
-    spool = tempfile.TemporaryFile()  # noqa: SIM115  (closed by the streaming body)
-    with zipfile.ZipFile(spool, "w", compression=zipfile.ZIP_DEFLATED) as archive:
-        for artifact in run.artifacts.all():
-            info = zipfile.ZipInfo(artifact.path, date_time=artifact.created_at.timetuple()[:6])
-            info.compress_type = zipfile.ZIP_DEFLATED
-            with artifact.file.open("rb") as source, archive.open(info, "w") as target:
-                shutil.copyfileobj(source, target)
-    size = spool.tell()
+    artifacts: list[Artifact] = list(run.artifacts.all())
     headers = {
         "Content-Type": "application/zip",
         "Content-Disposition": content_disposition(f"run-{run.pk}-artifacts.zip", attachment=True),
-        "Content-Length": str(size),
         "X-Content-Type-Options": "nosniff",
     }
-    return StreamingHttpResponse(file_chunks(spool), headers=headers)
+    return StreamingHttpResponse(_chunks_off_thread(zip_artifacts(artifacts)), headers=headers)
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, cls=DjangoJSONEncoder, ensure_ascii=False)
+
+
+async def _trajectory_chunks(run: Run) -> AsyncIterator[bytes]:
+    summary = await sync_to_async(run_export_summary)(run=run)
+    # The summary's fields, then "events" last: an array written a page at a time.
+    yield (_json(summary)[:-1] + ', "events": [\n').encode()
+    after, first = 0, True
+    while page := await sync_to_async(run_export_event_page)(run_id=run.pk, after_seq=after):
+        yield "".join(("" if first and i == 0 else ",\n") + _json(event) for i, event in enumerate(page)).encode()
+        after, first = page[-1]["seq"], False
+    yield b"\n]}\n"
 
 
 @require_GET
-def run_trajectory_json(request: HttpRequest, pk: int) -> HttpResponse:
+def run_trajectory_json(request: HttpRequest, pk: int) -> StreamingHttpResponse:
     run = run_for_viewer_or_404(pk=pk, user=request.user).run
-    body = json.dumps(run_events_export(run=run), cls=DjangoJSONEncoder, ensure_ascii=False, indent=2)
-    return HttpResponse(
-        body,
+    return StreamingHttpResponse(
+        _trajectory_chunks(run),
         content_type="application/json; charset=utf-8",
         headers={"Content-Disposition": content_disposition(f"run-{run.pk}-trajectory.json", attachment=True)},
     )

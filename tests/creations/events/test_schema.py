@@ -22,7 +22,7 @@ from creations.events.schema import (
     validate_event,
 )
 from creations.events.store import cap_payload, event_wire, store_events
-from creations.events.trajectory import run_events_export, run_trajectory
+from creations.events.trajectory import run_export_event_page, run_trajectory
 from creations.models import RunEvent, RunStatus
 from creations.runs.state import run_finish
 from sandboxes.agent.events import EVENT_KINDS as AGENT_EVENT_KINDS
@@ -188,7 +188,7 @@ def test_the_pages_and_the_export_read_a_cut_call_and_its_cut_output(team: Team,
     assert shown.finished
     assert shown.output.startswith("xxx")
     assert shown.stored_output_bytes == len(HUGE)
-    exported = run_events_export(run=run)["events"]
+    exported = run_export_event_page(run_id=run.pk, after_seq=0)
     assert [e["payload"] for e in exported] == list(RunEvent.objects.filter(run=run).values_list("payload", flat=True))
     run_finish(run_id=run.pk, status=RunStatus.SUCCEEDED, reason="Done.")
     client.force_login(team.member)
