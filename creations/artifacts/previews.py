@@ -140,8 +140,9 @@ def _run_previewer(sandbox: DockerSandbox, artifact: Artifact) -> PreviewReport:
         f"{SCRATCH}/out",
         str(settings.PREVIEW_WIDTH), str(timeout), artifact.name,
     ]  # fmt: skip
-    # The previewer may run up to three tools (MIDI: synthesize, encode, draw) one after another.
-    code, output = sandbox.exec(argv, timeout=3 * timeout + 15)
+    # Media may take up to three tools in a row (MIDI: synthesize, encode, draw); a document is one parse.
+    tools = 1 if artifact.kind in DOCUMENT_KINDS else 3
+    code, output = sandbox.exec(argv, timeout=tools * timeout + 10)
     return _parse_report(code, output[-REPORT_TAIL_BYTES:])
 
 

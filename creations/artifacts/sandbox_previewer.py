@@ -157,6 +157,7 @@ def write_document(html_text):
 def markdown_document():
     import markdown
 
+    signal.alarm(max(1, int(TOOL_TIMEOUT)))  # Python-Markdown is quadratic on some input: stop it, as a tool
     write_document(markdown.markdown(read_text(), extensions=MARKDOWN_EXTENSIONS, extension_configs=MARKDOWN_CONFIG))
 
 
@@ -166,6 +167,7 @@ def code_document():
     from pygments.lexers import TextLexer, get_lexer_for_filename
     from pygments.util import ClassNotFound
 
+    signal.alarm(max(1, int(TOOL_TIMEOUT)))  # some lexers' patterns backtrack badly: stop them, as a tool
     text = read_text()
     try:
         lexer = get_lexer_for_filename(NAME, text, stripnl=False)
