@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import pytest
@@ -107,7 +107,7 @@ def test_a_hostile_run_cannot_stall_another_run_in_the_same_worker(
     assert "brackets.md" in page.content.decode()
 
 
-def _by_brief(scripts: dict[str, list[ScriptEntry]]) -> Callable[[dict[str, Any]], ScriptEntry]:
+def _by_brief(scripts: dict[str, Sequence[ScriptEntry]]) -> Callable[[dict[str, Any]], ScriptEntry]:
     """Answer each conversation from the script named by a word of its brief."""
 
     def answer(body: dict[str, Any]) -> ScriptEntry:
