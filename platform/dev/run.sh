@@ -5,6 +5,8 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 
 export DEBUG="${DEBUG:-true}"
+# Loopback only unless told (BIND=0.0.0.0): a development server is not meant for the network.
+BIND="${BIND:-127.0.0.1}"
 PORT="${PORT:-8000}"
 PY=.venv/bin/python
 
@@ -35,7 +37,7 @@ trap cleanup INT TERM EXIT
 # Redis, a machine full of busy runs still streams their events live (see platform/sandbox/README.md).
 nice -n 10 .venv/bin/celery -A config worker --beat --loglevel INFO --schedule var/celerybeat-schedule &
 pids+=($!)
-.venv/bin/daphne -b 0.0.0.0 -p "$PORT" config.asgi:application &
+.venv/bin/daphne -b "$BIND" -p "$PORT" config.asgi:application &
 pids+=($!)
 
 log "Atelier is running at http://localhost:$PORT/"

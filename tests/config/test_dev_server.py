@@ -1,0 +1,94 @@
+"""`make run` (platform/dev/run.sh): what a newcomer's machine exposes, and where."""
+
+import os
+import signal
+import subprocess
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from tests.support import free_port, has_executable, port_open, require
+from tests.support.fixtures.runs import RedisServer
+
+ROOT = Path(__file__).resolve().parents[2]
+START_TIMEOUT = 120.0
+
+
+@dataclass
+class DevServer:
+    port: int
+    log: Path
+
+
+@pytest.fixture
+def dev_server(tmp_path: Path) -> Iterator[DevServer]:
+    """`platform/dev/run.sh` as a newcomer starts it, with its state in a temporary folder."""
+    require(has_executable("redis-server"), "redis-server (the Debian package redis-server)")
+    require((ROOT / ".venv" / "bin" / "daphne").exists(), "the project's virtualenv (make venv)")
+    redis = RedisServer(tmp_path)
+    redis.start()
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if k not in {"DJANGO_SETTINGS_MODULE", "BIND", "SECRET_KEY"}}
+    env.update(
+        {
+            "PORT": str(port),
+            "REDIS_URL": redis.url,
+            "DATABASE_URL": f"sqlite:///{tmp_path / 'db.sqlite3'}",
+            "MEDIA_ROOT": str(tmp_path / "media"),
+            "STATIC_ROOT": str(tmp_path / "static"),
+            "WORKER_CONCURRENCY": "1",
+            # The janitor would sweep other tests' sandboxes.
+            "SANDBOX_JANITOR_INTERVAL": "86400",
+        }
+    )
+    log = tmp_path / "run.log"
+    with log.open("wb") as out:
+        proc = subprocess.Popen(
+            ["bash", "platform/dev/run.sh"], cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
+        )
+    try:
+        deadline = time.monotonic() + START_TIMEOUT
+        while not port_open("127.0.0.1", port):
+            assert proc.poll() is None, f"run.sh ended:\n{log.read_text(errors='replace')[-3000:]}"
+            assert time.monotonic() < deadline, f"not serving after {START_TIMEOUT}s:\n{log.read_text()[-3000:]}"
+            time.sleep(0.2)
+        yield DevServer(port=port, log=log)
+    finally:
+        os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(timeout=10)
+        redis.stop()
+
+
+def listening_addresses(port: int) -> set[str]:
+    """The local addresses (hex, as the kernel writes them) of TCP sockets listening on `port`."""
+    addresses = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        for line in Path(table).read_text().splitlines()[1:]:
+            local, state = line.split()[1], line.split()[3]
+            address, local_port = local.rsplit(":", 1)
+            if state == "0A" and int(local_port, 16) == port:  # 0A: LISTEN
+                addresses.add(address)
+    return addresses
+
+
+def get(port: int, path: str, *, host: str) -> int:
+    request = urllib.request.Request(f"http://127.0.0.1:{port}{path}", headers={"Host": host})
+    try:
+        with urllib.request.urlopen(request, timeout=10) as response:
+            return int(response.status)
+    except urllib.error.HTTPError as exc:
+        return exc.code
+
+
+def test_make_run_listens_on_loopback_only(dev_server: DevServer) -> None:
+    assert listening_addresses(dev_server.port) == {"0100007F"}  # 127.0.0.1, nothing else
+    assert get(dev_server.port, "/accounts/login/", host=f"localhost:{dev_server.port}") == 200
