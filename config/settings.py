@@ -3,7 +3,8 @@
 Every value is parsed with a type (environs); an invalid value stops start-up
 with an error naming the variable. Defaults are the embedded ones (SQLite,
 local media storage, Redis on localhost, the demo model); production sets
-DATABASE_URL, REDIS_URL, SECRET_KEY, ALLOWED_HOSTS and the storage settings.
+DATABASE_URL, REDIS_URL, SECRET_KEY, FIELD_ENCRYPTION_KEYS, ALLOWED_HOSTS and the
+storage settings.
 """
 
 import os
@@ -11,10 +12,13 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import django_stubs_ext
+from cryptography.fernet import Fernet
 from django.core.exceptions import ImproperlyConfigured
+from django.core.management.utils import get_random_secret_key
 from environs import Env, EnvValidationError
 from marshmallow.validate import OneOf, Range
 
+from config.development_secrets import development_secret
 from sandboxes.agent.config import DEFAULTS as AGENT_DEFAULTS
 
 # Lets generic Django classes be subscripted at runtime (admin.ModelAdmin[Model]).
@@ -31,6 +35,9 @@ ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=["localhost", "127.0.0.1", "[:
 CSRF_TRUSTED_ORIGINS: list[str] = env.list("CSRF_TRUSTED_ORIGINS", default=[])
 SECURE_COOKIES = env.bool("SECURE_COOKIES", default=not DEBUG)
 SITE_URL = env.str("SITE_URL", default="http://localhost:8000")
+# Where development makes and keeps its own secrets (when SECRET_KEY or FIELD_ENCRYPTION_KEYS
+# is unset and DEBUG is on): one set per checkout, never shared through the code.
+DEVELOPMENT_SECRETS_DIR = env.path("DEVELOPMENT_SECRETS_DIR", default=BASE_DIR / "var")
 
 INSTALLED_APPS = [
     "daphne",
@@ -134,7 +141,8 @@ EMAIL_HOST = env.str("EMAIL_HOST", default="localhost")
 EMAIL_PORT = env.int("EMAIL_PORT", default=25, validate=Range(min=1, max=65535))
 
 # Keys for secrets stored in the database (model endpoint API keys). The first
-# key encrypts; all of them decrypt, so keys can be rotated.
+# key encrypts; all of them decrypt, so keys can be rotated. Required outside DEBUG:
+# never derived from SECRET_KEY, so a leaked signing key does not also open them.
 FIELD_ENCRYPTION_KEYS: list[str] = env.list("FIELD_ENCRYPTION_KEYS", default=[])
 
 # --- Internationalization ---
@@ -364,7 +372,18 @@ except EnvValidationError as exc:
 if not SECRET_KEY:
     if not DEBUG:
         raise ImproperlyConfigured("SECRET_KEY must be set (or DEBUG=true for local development).")
-    SECRET_KEY = "insecure-development-key-do-not-use-in-production"  # noqa: S105  (DEBUG only)
+    SECRET_KEY = development_secret(DEVELOPMENT_SECRETS_DIR / "development-secret-key", get_random_secret_key)
+if not FIELD_ENCRYPTION_KEYS:
+    if not DEBUG:
+        raise ImproperlyConfigured(
+            "FIELD_ENCRYPTION_KEYS must be set: the key that encrypts stored API keys, apart from SECRET_KEY."
+            ' Make one with: python -c "from cryptography.fernet import Fernet; print(Fernet.generate_key().decode())"'
+        )
+    FIELD_ENCRYPTION_KEYS = [
+        development_secret(
+            DEVELOPMENT_SECRETS_DIR / "development-field-encryption-key", lambda: Fernet.generate_key().decode()
+        )
+    ]
 if STORAGE_BACKEND == "s3" and not _default_storage["OPTIONS"]["bucket_name"]:  # type: ignore[index]
     raise ImproperlyConfigured("S3_BUCKET must be set when STORAGE_BACKEND=s3.")
 # Web / artifacts: the artifact origin must be another host name (cookies are per

@@ -1,11 +1,10 @@
 """`make run` (platform/dev/run.sh): what a newcomer's machine exposes, and where."""
 
+import http.client
 import os
 import signal
 import subprocess
 import time
-import urllib.error
-import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,9 +32,11 @@ def dev_server(tmp_path: Path) -> Iterator[DevServer]:
     redis = RedisServer(tmp_path)
     redis.start()
     port = free_port()
-    env = {k: v for k, v in os.environ.items() if k not in {"DJANGO_SETTINGS_MODULE", "BIND", "SECRET_KEY"}}
+    unset = {"DJANGO_SETTINGS_MODULE", "BIND", "SECRET_KEY", "FIELD_ENCRYPTION_KEYS", "SITE_URL", "ARTIFACT_ORIGIN"}
+    env = {k: v for k, v in os.environ.items() if k not in unset}
     env.update(
         {
+            "DEVELOPMENT_SECRETS_DIR": str(tmp_path / "var"),
             "PORT": str(port),
             "REDIS_URL": redis.url,
             "DATABASE_URL": f"sqlite:///{tmp_path / 'db.sqlite3'}",
@@ -49,7 +50,12 @@ def dev_server(tmp_path: Path) -> Iterator[DevServer]:
     log = tmp_path / "run.log"
     with log.open("wb") as out:
         proc = subprocess.Popen(
-            ["bash", "platform/dev/run.sh"], cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
+            ["bash", "platform/dev/run.sh"],
+            cwd=ROOT,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
         )
     try:
         deadline = time.monotonic() + START_TIMEOUT
@@ -81,12 +87,13 @@ def listening_addresses(port: int) -> set[str]:
 
 
 def get(port: int, path: str, *, host: str) -> int:
-    request = urllib.request.Request(f"http://127.0.0.1:{port}{path}", headers={"Host": host})
+    """The status of GET `path` on 127.0.0.1:`port`, as a browser that typed `host` asks for it."""
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
     try:
-        with urllib.request.urlopen(request, timeout=10) as response:
-            return int(response.status)
-    except urllib.error.HTTPError as exc:
-        return exc.code
+        connection.request("GET", path, headers={"Host": host})
+        return connection.getresponse().status
+    finally:
+        connection.close()
 
 
 def test_make_run_listens_on_loopback_only(dev_server: DevServer) -> None:
