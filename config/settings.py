@@ -324,9 +324,12 @@ CELERY_BEAT_SCHEDULE["runs-reaper"] = {
 
 # --- Web / artifacts ---
 # (pages, artifact origin, previews)
-# Artifacts are served only from this separate origin (another host name), never with
-# the platform's cookies. Development: the platform at localhost, artifacts at 127.0.0.1.
-ARTIFACT_ORIGIN = env.str("ARTIFACT_ORIGIN", default="http://127.0.0.1:8000").rstrip("/")
+# Artifacts are served only from this separate origin, never with the platform's cookies:
+# another host name in production. Development (`make run` serves both ports) uses another
+# port of localhost, so the platform answers at localhost:8000 and 127.0.0.1:8000 alike.
+ARTIFACT_ORIGIN = env.str(
+    "ARTIFACT_ORIGIN", default="http://localhost:8001" if DEBUG else "http://127.0.0.1:8000"
+).rstrip("/")
 ARTIFACT_URL_MAX_AGE = env.int("ARTIFACT_URL_MAX_AGE", default=3600, validate=Range(min=30))  # s a signed URL lives
 # Where HTML artifacts (maps) may load images from; https: lets online map tiles show.
 ARTIFACT_HTML_IMG_SOURCES = env.str("ARTIFACT_HTML_IMG_SOURCES", default="'self' data: blob: https:")
@@ -364,7 +367,14 @@ LOGGING = {
     "loggers": {"django.db.backends": {"level": "INFO"}},
 }
 
+
 # --- Validation: stop start-up on any invalid variable, naming it ---
+def _origin(url: str) -> tuple[str, str, int]:
+    """(scheme, host, port) of an http(s) URL, the port filled in as a browser would."""
+    parts = urlsplit(url)
+    return parts.scheme, parts.hostname or "", parts.port or (443 if parts.scheme == "https" else 80)
+
+
 try:
     env.seal()
 except EnvValidationError as exc:
@@ -387,11 +397,20 @@ if not FIELD_ENCRYPTION_KEYS:
 if STORAGE_BACKEND == "s3" and not _default_storage["OPTIONS"]["bucket_name"]:  # type: ignore[index]
     raise ImproperlyConfigured("S3_BUCKET must be set when STORAGE_BACKEND=s3.")
 # Web / artifacts: the artifact origin must be another host name (cookies are per
-# host, not per port) and is accepted as a Host header.
+# host, not per port) and is accepted as a Host header. In development another port of
+# the same host will do: artifacts that run scripts always run under a CSP sandbox (an
+# opaque origin that cannot read cookies), and no real user's session is at stake.
 _artifact_host = urlsplit(ARTIFACT_ORIGIN).hostname or ""
 if not _artifact_host or urlsplit(ARTIFACT_ORIGIN).scheme not in {"http", "https"}:
     raise ImproperlyConfigured("ARTIFACT_ORIGIN must be an http(s) origin, e.g. https://artifacts.example.net")
-if _artifact_host == urlsplit(SITE_URL).hostname:
-    raise ImproperlyConfigured("ARTIFACT_ORIGIN must use another host name than SITE_URL (cookies ignore ports).")
+try:
+    _same_origin = _origin(ARTIFACT_ORIGIN) == _origin(SITE_URL)
+except ValueError as exc:
+    raise ImproperlyConfigured(f"ARTIFACT_ORIGIN or SITE_URL: {exc}") from None
+if _artifact_host == urlsplit(SITE_URL).hostname and (not DEBUG or _same_origin):
+    raise ImproperlyConfigured(
+        "ARTIFACT_ORIGIN must use another host name than SITE_URL (cookies ignore ports);"
+        " with DEBUG=true another port of the same host will do."
+    )
 if _artifact_host not in ALLOWED_HOSTS and "*" not in ALLOWED_HOSTS:
     ALLOWED_HOSTS = [*ALLOWED_HOSTS, _artifact_host]

@@ -7,7 +7,7 @@ download; the content type never comes from the file name.
 """
 
 from dataclasses import dataclass
-from urllib.parse import quote
+from urllib.parse import quote, urlsplit
 
 from django.conf import settings
 
@@ -36,6 +36,21 @@ INLINE_MEDIA_TYPES = frozenset(
 DOWNLOAD_TYPE = "application/octet-stream"
 TEXT_CSP = "sandbox; default-src 'none'; style-src 'unsafe-inline'"
 SVG_CSP = "sandbox; default-src 'none'; style-src 'unsafe-inline'; img-src data:; font-src data:"
+LOOPBACK_NAMES = ("localhost", "127.0.0.1", "[::1]")  # as written in a URL
+
+
+def platform_origins() -> list[str]:
+    """The origins of the platform's pages, which alone may frame an artifact.
+
+    SITE_URL; in development also the other loopback names at its port, since
+    the development server answers to each and a newcomer may open any of them.
+    """
+    site = settings.SITE_URL.rstrip("/")
+    parts = urlsplit(site)
+    if not settings.DEBUG or parts.hostname not in {name.strip("[]") for name in LOOPBACK_NAMES}:
+        return [site]
+    port = f":{parts.port}" if parts.port else ""
+    return [f"{parts.scheme}://{name}{port}" for name in LOOPBACK_NAMES]
 
 
 def html_csp(*, img_sources: str | None = None) -> str:
@@ -54,7 +69,7 @@ def html_csp(*, img_sources: str | None = None) -> str:
             "base-uri 'none'",
             "frame-src 'none'",
             "worker-src 'none'",
-            f"frame-ancestors {settings.SITE_URL.rstrip('/')}",
+            f"frame-ancestors {' '.join(platform_origins())}",
         ]
     )
 

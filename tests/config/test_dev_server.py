@@ -21,6 +21,7 @@ START_TIMEOUT = 120.0
 @dataclass
 class DevServer:
     port: int
+    artifact_port: int
     log: Path
 
 
@@ -31,7 +32,7 @@ def dev_server(tmp_path: Path) -> Iterator[DevServer]:
     require((ROOT / ".venv" / "bin" / "daphne").exists(), "the project's virtualenv (make venv)")
     redis = RedisServer(tmp_path)
     redis.start()
-    port = free_port()
+    port = free_port_and_the_next()
     unset = {"DJANGO_SETTINGS_MODULE", "BIND", "SECRET_KEY", "FIELD_ENCRYPTION_KEYS", "SITE_URL", "ARTIFACT_ORIGIN"}
     env = {k: v for k, v in os.environ.items() if k not in unset}
     env.update(
@@ -59,11 +60,11 @@ def dev_server(tmp_path: Path) -> Iterator[DevServer]:
         )
     try:
         deadline = time.monotonic() + START_TIMEOUT
-        while not port_open("127.0.0.1", port):
+        while not (port_open("127.0.0.1", port) and port_open("127.0.0.1", port + 1)):
             assert proc.poll() is None, f"run.sh ended:\n{log.read_text(errors='replace')[-3000:]}"
             assert time.monotonic() < deadline, f"not serving after {START_TIMEOUT}s:\n{log.read_text()[-3000:]}"
             time.sleep(0.2)
-        yield DevServer(port=port, log=log)
+        yield DevServer(port=port, artifact_port=port + 1, log=log)
     finally:
         os.killpg(proc.pid, signal.SIGTERM)
         try:
@@ -72,6 +73,14 @@ def dev_server(tmp_path: Path) -> Iterator[DevServer]:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait(timeout=10)
         redis.stop()
+
+
+def free_port_and_the_next() -> int:
+    """A free port whose successor is free too: `make run` serves artifacts on PORT + 1."""
+    while True:
+        port = free_port()
+        if port < 65535 and not port_open("127.0.0.1", port + 1):
+            return port
 
 
 def listening_addresses(port: int) -> set[str]:
@@ -98,4 +107,14 @@ def get(port: int, path: str, *, host: str) -> int:
 
 def test_make_run_listens_on_loopback_only(dev_server: DevServer) -> None:
     assert listening_addresses(dev_server.port) == {"0100007F"}  # 127.0.0.1, nothing else
-    assert get(dev_server.port, "/accounts/login/", host=f"localhost:{dev_server.port}") == 200
+    assert listening_addresses(dev_server.artifact_port) == {"0100007F"}
+
+
+def test_make_run_serves_the_platform_at_localhost_and_127_0_0_1_and_artifacts_on_the_next_port(
+    dev_server: DevServer,
+) -> None:
+    port, artifact_port = dev_server.port, dev_server.artifact_port
+    assert get(port, "/accounts/login/", host=f"localhost:{port}") == 200
+    assert get(port, "/accounts/login/", host=f"127.0.0.1:{port}") == 200
+    # The artifact origin serves artifacts and nothing else.
+    assert get(artifact_port, "/accounts/login/", host=f"localhost:{artifact_port}") == 404

@@ -146,3 +146,19 @@ def test_the_worker_runs_each_run_in_a_thread_four_per_core_unless_told() -> Non
     assert default.stdout.strip().splitlines()[-1].split() == ["threads", str(4 * (os.cpu_count() or 1))]
     chosen = manage("shell", "-c", code, DEBUG="true", WORKER_CONCURRENCY="30")
     assert chosen.stdout.strip().splitlines()[-1].split() == ["threads", "30"]
+
+
+@pytest.mark.parametrize(
+    ("debug", "artifact_origin", "starts"),
+    [
+        ("true", "http://localhost:8001", True),  # development: another port of the same host will do
+        ("true", "http://localhost:8000", False),  # the platform's own origin
+        ("false", "http://localhost:8001", False),  # production: cookies ignore ports
+        ("false", "https://artifacts.example.net", True),
+    ],
+)
+def test_the_artifact_origin_is_never_the_platform_s(debug: str, artifact_origin: str, starts: bool) -> None:
+    result = manage("check", DEBUG=debug, SITE_URL="http://localhost:8000", ARTIFACT_ORIGIN=artifact_origin)
+    assert (result.returncode == 0) is starts, result.stderr
+    if not starts:
+        assert "ARTIFACT_ORIGIN" in result.stderr

@@ -211,3 +211,33 @@ def test_the_artifact_origin_refuses_writes(team: Team, client: Client) -> None:
     parts = urlsplit(url_for(artifact, team.owner))
     response = client.post(parts.path, headers={"host": parts.netloc})
     assert response.status_code in (403, 405)
+
+
+@pytest.fixture
+def development_origins(settings: Any) -> None:
+    """`make run`: the platform at localhost:8000 (and 127.0.0.1:8000), artifacts at localhost:8001."""
+    settings.DEBUG = True
+    settings.SITE_URL, settings.ARTIFACT_ORIGIN = "http://localhost:8000", "http://localhost:8001"
+
+
+@pytest.mark.usefixtures("development_origins")
+def test_in_development_the_port_tells_the_artifact_origin_from_the_platform(team: Team, client: Client) -> None:
+    artifact = one_artifact(team, "pic.png", png_bytes())
+    url = url_for(artifact, team.owner)
+    assert url.startswith("http://localhost:8001/r/")
+    assert get(client, url).status_code == 200
+    client.force_login(team.owner)
+    for platform in ("localhost:8000", "127.0.0.1:8000"):
+        assert get(client, url.replace("localhost:8001", platform)).status_code == 404, platform
+        assert client.get("/accounts/login/", headers={"host": platform}).status_code == 200, platform
+    on_artifact_port = client.get(f"/w/{team.workspace.slug}/", headers={"host": "localhost:8001"})
+    assert on_artifact_port.status_code == 404
+    assert not on_artifact_port.cookies
+
+
+@pytest.mark.usefixtures("development_origins")
+def test_in_development_any_loopback_name_of_the_platform_may_frame_html(team: Team, client: Client) -> None:
+    artifact = one_artifact(team, "page.html", hostile_html(PLATFORM))
+    csp = get(client, url_for(artifact, team.owner))["Content-Security-Policy"]
+    directives = {d.strip().split(" ")[0]: d.strip().split(" ")[1:] for d in csp.split(";")}
+    assert sorted(directives["frame-ancestors"]) == ["http://127.0.0.1:8000", "http://[::1]:8000", PLATFORM]
