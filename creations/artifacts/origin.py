@@ -36,7 +36,7 @@ def is_artifact_request(request: HttpRequest) -> bool:
         return False
     if artifacts.hostname != urlsplit(settings.SITE_URL).hostname:
         return True
-    return _port(port, request.scheme) == _port(str(artifacts.port or ""), artifacts.scheme)
+    return _port(port, request.scheme or "http") == _port(str(artifacts.port or ""), artifacts.scheme)
 
 
 def _port(port: str, scheme: str) -> str:
