@@ -213,6 +213,14 @@ def test_the_artifact_origin_refuses_writes(team: Team, client: Client) -> None:
     assert response.status_code in (403, 405)
 
 
+def served_csp(client: Client, url: str) -> str:
+    response = get(client, url)
+    # Closing ends the request: a streamed response left open would keep the artifact
+    # URLconf active in this thread for whatever test comes next.
+    response.close()
+    return str(response["Content-Security-Policy"])
+
+
 @pytest.fixture
 def development_origins(settings: Any) -> None:
     """`make run`: the platform at localhost:8000 (and 127.0.0.1:8000), artifacts at localhost:8001."""
@@ -238,7 +246,7 @@ def test_in_development_the_port_tells_the_artifact_origin_from_the_platform(tea
 @pytest.mark.usefixtures("development_origins")
 def test_in_development_any_loopback_name_of_the_platform_may_frame_html(team: Team, client: Client) -> None:
     artifact = one_artifact(team, "page.html", hostile_html(PLATFORM))
-    csp = get(client, url_for(artifact, team.owner))["Content-Security-Policy"]
+    csp = served_csp(client, url_for(artifact, team.owner))
     directives = {d.strip().split(" ")[0]: d.strip().split(" ")[1:] for d in csp.split(";")}
     assert sorted(directives["frame-ancestors"]) == ["http://127.0.0.1:8000", "http://[::1]:8000", PLATFORM]
 
@@ -246,7 +254,7 @@ def test_in_development_any_loopback_name_of_the_platform_may_frame_html(team: T
 def test_html_may_load_nothing_from_another_host(team: Team, client: Client) -> None:
     page = b'<img src="https://example.com/x?leak=secret"><link rel="stylesheet" href="https://example.com/s.css">'
     artifact = one_artifact(team, "page.html", b"<!doctype html><title>map</title>" + page)
-    csp = get(client, url_for(artifact, team.owner))["Content-Security-Policy"]
+    csp = served_csp(client, url_for(artifact, team.owner))
     directives = {d.strip().split(" ")[0]: d.strip().split(" ")[1:] for d in csp.split(";")}
     assert directives["default-src"] == ["'none'"]  # covers every fetch directive not listed
     local = {"'self'", "data:", "blob:", "'none'", "'unsafe-inline'", "'unsafe-eval'"}
