@@ -3,7 +3,8 @@
 Every value is parsed with a type (environs); an invalid value stops start-up
 with an error naming the variable. Defaults are the embedded ones (SQLite,
 local media storage, Redis on localhost, the demo model); production sets
-DATABASE_URL, REDIS_URL, SECRET_KEY, ALLOWED_HOSTS and the storage settings.
+DATABASE_URL, REDIS_URL, SECRET_KEY, FIELD_ENCRYPTION_KEYS, ALLOWED_HOSTS and the
+storage settings.
 """
 
 import os
@@ -11,10 +12,13 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import django_stubs_ext
+from cryptography.fernet import Fernet
 from django.core.exceptions import ImproperlyConfigured
+from django.core.management.utils import get_random_secret_key
 from environs import Env, EnvValidationError
 from marshmallow.validate import OneOf, Range
 
+from config.development_secrets import development_secret
 from sandboxes.agent.config import DEFAULTS as AGENT_DEFAULTS
 
 # Lets generic Django classes be subscripted at runtime (admin.ModelAdmin[Model]).
@@ -31,6 +35,9 @@ ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=["localhost", "127.0.0.1", "[:
 CSRF_TRUSTED_ORIGINS: list[str] = env.list("CSRF_TRUSTED_ORIGINS", default=[])
 SECURE_COOKIES = env.bool("SECURE_COOKIES", default=not DEBUG)
 SITE_URL = env.str("SITE_URL", default="http://localhost:8000")
+# Where development makes and keeps its own secrets (when SECRET_KEY or FIELD_ENCRYPTION_KEYS
+# is unset and DEBUG is on): one set per checkout, never shared through the code.
+DEVELOPMENT_SECRETS_DIR = env.path("DEVELOPMENT_SECRETS_DIR", default=BASE_DIR / "var")
 
 INSTALLED_APPS = [
     "daphne",
@@ -134,7 +141,8 @@ EMAIL_HOST = env.str("EMAIL_HOST", default="localhost")
 EMAIL_PORT = env.int("EMAIL_PORT", default=25, validate=Range(min=1, max=65535))
 
 # Keys for secrets stored in the database (model endpoint API keys). The first
-# key encrypts; all of them decrypt, so keys can be rotated.
+# key encrypts; all of them decrypt, so keys can be rotated. Required outside DEBUG:
+# never derived from SECRET_KEY, so a leaked signing key does not also open them.
 FIELD_ENCRYPTION_KEYS: list[str] = env.list("FIELD_ENCRYPTION_KEYS", default=[])
 
 # --- Internationalization ---
@@ -325,12 +333,13 @@ CELERY_BEAT_SCHEDULE["runs-reaper"] = {
 
 # --- Web / artifacts ---
 # (pages, artifact origin, previews)
-# Artifacts are served only from this separate origin (another host name), never with
-# the platform's cookies. Development: the platform at localhost, artifacts at 127.0.0.1.
-ARTIFACT_ORIGIN = env.str("ARTIFACT_ORIGIN", default="http://127.0.0.1:8000").rstrip("/")
+# Artifacts are served only from this separate origin, never with the platform's cookies:
+# another host name in production. Development (`make run` serves both ports) uses another
+# port of localhost, so the platform answers at localhost:8000 and 127.0.0.1:8000 alike.
+ARTIFACT_ORIGIN = env.str(
+    "ARTIFACT_ORIGIN", default="http://localhost:8001" if DEBUG else "http://127.0.0.1:8000"
+).rstrip("/")
 ARTIFACT_URL_MAX_AGE = env.int("ARTIFACT_URL_MAX_AGE", default=3600, validate=Range(min=30))  # s a signed URL lives
-# Where HTML artifacts (maps) may load images from; https: lets online map tiles show.
-ARTIFACT_HTML_IMG_SOURCES = env.str("ARTIFACT_HTML_IMG_SOURCES", default="'self' data: blob: https:")
 ARTIFACT_INLINE_RENDER_MAX_BYTES = env.int(  # markdown/text larger than this is offered as a download
     "ARTIFACT_INLINE_RENDER_MAX_BYTES", default=512 * 1024, validate=Range(min=1024)
 )
@@ -365,7 +374,14 @@ LOGGING = {
     "loggers": {"django.db.backends": {"level": "INFO"}},
 }
 
+
 # --- Validation: stop start-up on any invalid variable, naming it ---
+def _origin(url: str) -> tuple[str, str, int]:
+    """(scheme, host, port) of an http(s) URL, the port filled in as a browser would."""
+    parts = urlsplit(url)
+    return parts.scheme, parts.hostname or "", parts.port or (443 if parts.scheme == "https" else 80)
+
+
 try:
     env.seal()
 except EnvValidationError as exc:
@@ -373,15 +389,35 @@ except EnvValidationError as exc:
 if not SECRET_KEY:
     if not DEBUG:
         raise ImproperlyConfigured("SECRET_KEY must be set (or DEBUG=true for local development).")
-    SECRET_KEY = "insecure-development-key-do-not-use-in-production"  # noqa: S105  (DEBUG only)
+    SECRET_KEY = development_secret(DEVELOPMENT_SECRETS_DIR / "development-secret-key", get_random_secret_key)
+if not FIELD_ENCRYPTION_KEYS:
+    if not DEBUG:
+        raise ImproperlyConfigured(
+            "FIELD_ENCRYPTION_KEYS must be set: the key that encrypts stored API keys, apart from SECRET_KEY."
+            ' Make one with: python -c "from cryptography.fernet import Fernet; print(Fernet.generate_key().decode())"'
+        )
+    FIELD_ENCRYPTION_KEYS = [
+        development_secret(
+            DEVELOPMENT_SECRETS_DIR / "development-field-encryption-key", lambda: Fernet.generate_key().decode()
+        )
+    ]
 if STORAGE_BACKEND == "s3" and not _default_storage["OPTIONS"]["bucket_name"]:  # type: ignore[index]
     raise ImproperlyConfigured("S3_BUCKET must be set when STORAGE_BACKEND=s3.")
 # Web / artifacts: the artifact origin must be another host name (cookies are per
-# host, not per port) and is accepted as a Host header.
+# host, not per port) and is accepted as a Host header. In development another port of
+# the same host will do: artifacts that run scripts always run under a CSP sandbox (an
+# opaque origin that cannot read cookies), and no real user's session is at stake.
 _artifact_host = urlsplit(ARTIFACT_ORIGIN).hostname or ""
 if not _artifact_host or urlsplit(ARTIFACT_ORIGIN).scheme not in {"http", "https"}:
     raise ImproperlyConfigured("ARTIFACT_ORIGIN must be an http(s) origin, e.g. https://artifacts.example.net")
-if _artifact_host == urlsplit(SITE_URL).hostname:
-    raise ImproperlyConfigured("ARTIFACT_ORIGIN must use another host name than SITE_URL (cookies ignore ports).")
+try:
+    _same_origin = _origin(ARTIFACT_ORIGIN) == _origin(SITE_URL)
+except ValueError as exc:
+    raise ImproperlyConfigured(f"ARTIFACT_ORIGIN or SITE_URL: {exc}") from None
+if _artifact_host == urlsplit(SITE_URL).hostname and (not DEBUG or _same_origin):
+    raise ImproperlyConfigured(
+        "ARTIFACT_ORIGIN must use another host name than SITE_URL (cookies ignore ports);"
+        " with DEBUG=true another port of the same host will do."
+    )
 if _artifact_host not in ALLOWED_HOSTS and "*" not in ALLOWED_HOSTS:
     ALLOWED_HOSTS = [*ALLOWED_HOSTS, _artifact_host]

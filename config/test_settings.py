@@ -3,6 +3,7 @@
 import os
 
 os.environ.setdefault("SECRET_KEY", "test-secret-key-not-for-production")
+os.environ.setdefault("FIELD_ENCRYPTION_KEYS", "dGVzdC1maWVsZC1lbmNyeXB0aW9uLWtleS0zMi1ieXQ=")  # not for production
 os.environ.setdefault("SECURE_COOKIES", "false")
 
 from config.settings import *  # noqa: F403

@@ -1,12 +1,12 @@
 """An encrypted text field for secrets kept in the database (API keys).
 
 Fernet (AES-128-CBC + HMAC) from `cryptography`; keys come from
-FIELD_ENCRYPTION_KEYS (first encrypts, all decrypt) or, when none are set,
-one derived from SECRET_KEY so a fresh install works without extra setup.
+FIELD_ENCRYPTION_KEYS (first encrypts, all decrypt), never from SECRET_KEY: the
+signing key is needed by every process and leaks more easily, and it must not
+also open the stored secrets. Settings require the keys outside DEBUG and make
+one per checkout in development.
 """
 
-import base64
-import hashlib
 from functools import cache
 from typing import Any
 
@@ -20,8 +20,7 @@ from django.db import models
 def _fernet() -> MultiFernet:
     keys = list(settings.FIELD_ENCRYPTION_KEYS)
     if not keys:
-        digest = hashlib.sha256(f"atelier-field-encryption:{settings.SECRET_KEY}".encode()).digest()
-        keys = [base64.urlsafe_b64encode(digest).decode()]
+        raise ImproperlyConfigured("FIELD_ENCRYPTION_KEYS is empty: no key to encrypt or decrypt stored secrets.")
     try:
         return MultiFernet([Fernet(key) for key in keys])
     except ValueError as exc:
@@ -37,7 +36,8 @@ def decrypt(token: str) -> str:
         return _fernet().decrypt(token.encode()).decode()
     except InvalidToken:
         raise ImproperlyConfigured(
-            "A stored secret cannot be decrypted: FIELD_ENCRYPTION_KEYS (or SECRET_KEY) changed."
+            "A stored secret cannot be decrypted: FIELD_ENCRYPTION_KEYS changed."
+            " Add the key it was encrypted with back to the list (any position after the first), or enter it again."
         ) from None
 
 

@@ -2,12 +2,13 @@
 
 Every byte is treated as hostile. Scriptable formats (HTML, SVG) only ever run
 under a CSP `sandbox` (an opaque origin, no cookies, no storage) with no network
-(`connect-src 'none'`); formats the browser could misread are forced to
-download; the content type never comes from the file name.
+(`connect-src 'none'`) and nothing loaded from another host (so no online map
+tiles: pages bundle what they show); formats the browser could misread are
+forced to download; the content type never comes from the file name.
 """
 
 from dataclasses import dataclass
-from urllib.parse import quote
+from urllib.parse import quote, urlsplit
 
 from django.conf import settings
 
@@ -36,25 +37,46 @@ INLINE_MEDIA_TYPES = frozenset(
 DOWNLOAD_TYPE = "application/octet-stream"
 TEXT_CSP = "sandbox; default-src 'none'; style-src 'unsafe-inline'"
 SVG_CSP = "sandbox; default-src 'none'; style-src 'unsafe-inline'; img-src data:; font-src data:"
+LOOPBACK_NAMES = ("localhost", "127.0.0.1", "[::1]")  # as written in a URL
 
 
-def html_csp(*, img_sources: str | None = None) -> str:
+def platform_origins() -> list[str]:
+    """The origins of the platform's pages, which alone may frame an artifact.
+
+    SITE_URL; in development also the other loopback names at its port, since
+    the development server answers to each and a newcomer may open any of them.
+    """
+    site = settings.SITE_URL.rstrip("/")
+    parts = urlsplit(site)
+    if not settings.DEBUG or parts.hostname not in {name.strip("[]") for name in LOOPBACK_NAMES}:
+        return [site]
+    port = f":{parts.port}" if parts.port else ""
+    return [f"{parts.scheme}://{name}{port}" for name in LOOPBACK_NAMES]
+
+
+# What an HTML artifact may load: its own files (the artifact origin) and what it holds
+# itself. Never another host: any request out (an image, a map tile) can carry what the
+# page read, and the page is written by a model that may have been prompt-injected.
+LOCAL_SOURCES = "'self' data: blob:"
+
+
+def html_csp(*, img_sources: str = LOCAL_SOURCES) -> str:
     """HTML and maps: scripts run, but in a sandbox with no network and no navigation out."""
     return "; ".join(
         [
             "sandbox allow-scripts",
             "default-src 'none'",
-            "script-src 'self' 'unsafe-inline' 'unsafe-eval' blob: data:",
-            "style-src 'self' 'unsafe-inline' data:",
-            f"img-src {img_sources or settings.ARTIFACT_HTML_IMG_SOURCES}",
-            "media-src 'self' data: blob:",
-            "font-src 'self' data:",
+            f"script-src {LOCAL_SOURCES} 'unsafe-inline' 'unsafe-eval'",
+            f"style-src {LOCAL_SOURCES} 'unsafe-inline'",
+            f"img-src {img_sources}",
+            f"media-src {LOCAL_SOURCES}",
+            f"font-src {LOCAL_SOURCES}",
             "connect-src 'none'",
             "form-action 'none'",
             "base-uri 'none'",
             "frame-src 'none'",
             "worker-src 'none'",
-            f"frame-ancestors {settings.SITE_URL.rstrip('/')}",
+            f"frame-ancestors {' '.join(platform_origins())}",
         ]
     )
 

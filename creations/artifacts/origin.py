@@ -1,8 +1,9 @@
-"""The artifact origin: a separate host that serves artifacts and nothing else.
+"""The artifact origin: a separate origin that serves artifacts and nothing else.
 
 Artifacts are written by a model that may have been prompt-injected, so they
-never share an origin (or cookies) with the platform. Requests whose Host is the
-artifact host are routed to `creations.artifacts.urls` (only artifact routes);
+never share an origin (or cookies) with the platform: in production another host
+name, in development another port of it. Requests for the artifact origin are
+routed to `creations.artifacts.urls` (only artifact routes);
 every other request uses the platform's URLconf, which has no artifact route.
 Artifact URLs carry a signed, expiring token naming the run and the viewer.
 """
@@ -17,21 +18,30 @@ from django.contrib.auth.models import AnonymousUser, User
 from django.core import signing
 from django.core.exceptions import DisallowedHost
 from django.http import HttpRequest, HttpResponse
+from django.http.request import split_domain_port
 
 ARTIFACT_URLCONF = "creations.artifacts.urls"
 _SALT = "atelier.artifact-url"
 
 
-def artifact_host() -> str:
-    return urlsplit(settings.ARTIFACT_ORIGIN).hostname or ""
-
-
 def is_artifact_request(request: HttpRequest) -> bool:
+    """Is this request for the artifact origin? Its host name says so; when the platform has
+    the same host name (development: localhost:8000 and localhost:8001), the port does."""
     try:
-        host = request.get_host()
+        name, port = split_domain_port(request.get_host())
     except DisallowedHost:
         return False
-    return host.rsplit(":", 1)[0].strip("[]").lower() == artifact_host().lower()
+    artifacts = urlsplit(settings.ARTIFACT_ORIGIN)
+    if name.strip("[]") != (artifacts.hostname or ""):
+        return False
+    if artifacts.hostname != urlsplit(settings.SITE_URL).hostname:
+        return True
+    return _port(port, request.scheme or "http") == _port(str(artifacts.port or ""), artifacts.scheme)
+
+
+def _port(port: str, scheme: str) -> str:
+    """A Host header's port, or the default port of the scheme when it names none."""
+    return port or ("443" if scheme == "https" else "80")
 
 
 class ArtifactOriginMiddleware:

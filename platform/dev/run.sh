@@ -5,7 +5,14 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 
 export DEBUG="${DEBUG:-true}"
+# Loopback only unless told (BIND=0.0.0.0): a development server is not meant for the network.
+BIND="${BIND:-127.0.0.1}"
 PORT="${PORT:-8000}"
+# Artifacts come from another origin, here another port of the same server: the
+# platform answers at http://localhost:$PORT and http://127.0.0.1:$PORT alike.
+ARTIFACT_PORT="${ARTIFACT_PORT:-$((PORT + 1))}"
+export SITE_URL="${SITE_URL:-http://localhost:$PORT}"
+export ARTIFACT_ORIGIN="${ARTIFACT_ORIGIN:-http://localhost:$ARTIFACT_PORT}"
 PY=.venv/bin/python
 
 log() { printf '\033[1m[atelier]\033[0m %s\n' "$*"; }
@@ -35,10 +42,10 @@ trap cleanup INT TERM EXIT
 # Redis, a machine full of busy runs still streams their events live (see platform/sandbox/README.md).
 nice -n 10 .venv/bin/celery -A config worker --beat --loglevel INFO --schedule var/celerybeat-schedule &
 pids+=($!)
-.venv/bin/daphne -b 0.0.0.0 -p "$PORT" config.asgi:application &
+.venv/bin/daphne -e "tcp:port=$PORT:interface=$BIND" -e "tcp:port=$ARTIFACT_PORT:interface=$BIND" config.asgi:application &
 pids+=($!)
 
-log "Atelier is running at http://localhost:$PORT/"
+log "Atelier is running at http://localhost:$PORT/ (artifacts from $ARTIFACT_ORIGIN)"
 log "Sign up at http://localhost:$PORT/accounts/signup/ — your personal workspace is ready at once."
 log "Admin: .venv/bin/python manage.py createsuperuser, then http://localhost:$PORT/admin/"
 log "Press Ctrl-C to stop."

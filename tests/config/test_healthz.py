@@ -1,5 +1,6 @@
 """/healthz tells an operator which component is down."""
 
+import logging
 import subprocess
 import time
 from collections.abc import Iterator
@@ -53,6 +54,25 @@ def test_healthz_is_not_ok_when_redis_is_stopped(client: Client, settings: objec
     assert body["components"]["celery_broker"]["ok"] is False
     assert body["components"]["database"]["ok"] is True
     assert "error" in body["components"]["redis"]
+
+
+def test_healthz_names_what_is_down_but_keeps_the_reason_in_the_log(
+    client: Client, settings: object, caplog: pytest.LogCaptureFixture
+) -> None:
+    closed = free_port()  # nothing listens there
+    _point_at(settings, f"redis://127.0.0.1:{closed}/0")
+    with caplog.at_level(logging.WARNING, logger="config.health"):
+        response = client.get("/healthz")
+    assert response.status_code == 503
+    body = response.json()
+    assert body["components"]["redis"]["ok"] is False
+    assert body["components"]["database"]["ok"] is True
+    text = response.content.decode()
+    for detail in (str(closed), "127.0.0.1", "localhost", "Connection", "Error", "refused"):
+        assert detail not in text
+    logged = "\n".join(record.getMessage() + str(record.exc_info and record.exc_info[1]) for record in caplog.records)
+    assert "redis is down" in logged
+    assert str(closed) in logged  # the operator still finds the reason in the server log
 
 
 def _point_at(settings: object, redis_url: str) -> None:

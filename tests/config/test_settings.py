@@ -6,13 +6,22 @@ import sys
 from pathlib import Path
 
 import pytest
+from cryptography.fernet import Fernet
 
 ROOT = Path(__file__).resolve().parents[2]
+SET_BY_TESTS = {"DJANGO_SETTINGS_MODULE", "SECURE_COOKIES", "SECRET_KEY", "FIELD_ENCRYPTION_KEYS"}
 
 
 def manage(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
-    clean = {k: v for k, v in os.environ.items() if k not in {"DJANGO_SETTINGS_MODULE", "SECURE_COOKIES", "SECRET_KEY"}}
-    clean.update({"SECRET_KEY": "x" * 50, "DJANGO_SETTINGS_MODULE": "config.settings", **env})
+    clean = {k: v for k, v in os.environ.items() if k not in SET_BY_TESTS}
+    clean.update(
+        {
+            "SECRET_KEY": "x" * 50,
+            "FIELD_ENCRYPTION_KEYS": Fernet.generate_key().decode(),
+            "DJANGO_SETTINGS_MODULE": "config.settings",
+            **env,
+        }
+    )
     return subprocess.run(
         [sys.executable, "manage.py", *args], cwd=ROOT, env=clean, capture_output=True, text=True, timeout=60
     )
@@ -49,10 +58,78 @@ def test_it_requires_a_bucket_for_s3_storage() -> None:
     assert "S3_BUCKET" in result.stderr
 
 
-def test_it_starts_with_the_embedded_defaults() -> None:
-    result = manage("check", DEBUG="true", SECRET_KEY="")
+def test_it_requires_field_encryption_keys_outside_debug_and_says_how_to_make_one() -> None:
+    result = manage("check", FIELD_ENCRYPTION_KEYS="", DEBUG="false")
+    assert result.returncode != 0
+    assert "FIELD_ENCRYPTION_KEYS" in result.stderr
+    assert "from cryptography.fernet import Fernet; print(Fernet.generate_key().decode())" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_it_starts_with_the_embedded_defaults(tmp_path: Path) -> None:
+    result = manage(
+        "check", DEBUG="true", SECRET_KEY="", FIELD_ENCRYPTION_KEYS="", DEVELOPMENT_SECRETS_DIR=str(tmp_path)
+    )
     assert result.returncode == 0, result.stderr
     assert "no issues" in result.stdout
+
+
+SHOW_SECRETS = "from django.conf import settings as s; print(s.SECRET_KEY, *s.FIELD_ENCRYPTION_KEYS)"
+
+
+def development_secrets(checkout: Path) -> list[str]:
+    """The signing and encryption keys a development process of `checkout` uses."""
+    result = manage(
+        "shell",
+        "-c",
+        SHOW_SECRETS,
+        DEBUG="true",
+        SECRET_KEY="",
+        FIELD_ENCRYPTION_KEYS="",
+        DEVELOPMENT_SECRETS_DIR=str(checkout),
+    )
+    assert result.returncode == 0, result.stderr
+    return result.stdout.strip().splitlines()[-1].split()
+
+
+def test_development_makes_its_secrets_once_per_checkout_readable_only_by_its_owner(tmp_path: Path) -> None:
+    first = development_secrets(tmp_path / "one")
+    secret_key, encryption_key = first
+    assert len(secret_key) >= 50
+    Fernet(encryption_key)  # a valid key of its own, not one derived from SECRET_KEY
+    kept = {p.name: p for p in (tmp_path / "one").iterdir()}
+    assert set(kept) == {"development-secret-key", "development-field-encryption-key"}
+    assert kept["development-secret-key"].read_text().strip() == secret_key
+    assert kept["development-field-encryption-key"].read_text().strip() == encryption_key
+    assert all(p.stat().st_mode & 0o777 == 0o600 for p in kept.values())
+    assert development_secrets(tmp_path / "one") == first  # a restart keeps sessions and stored keys
+    other = development_secrets(tmp_path / "two")
+    # Never a constant shared by every checkout.
+    assert other[0] != secret_key
+    assert other[1] != encryption_key
+
+
+def test_stored_api_keys_do_not_depend_on_the_signing_key(tmp_path: Path) -> None:
+    def run(code: str, secret_key: str, checkout: Path) -> subprocess.CompletedProcess[str]:
+        return manage(
+            "shell",
+            "-c",
+            f"from workspaces.fields import decrypt, encrypt; print({code})",
+            DEBUG="true",
+            SECRET_KEY=secret_key,
+            FIELD_ENCRYPTION_KEYS="",
+            DEVELOPMENT_SECRETS_DIR=str(checkout),
+        )
+
+    encrypted = run("encrypt('sk-secret-123')", secret_key="a" * 50, checkout=tmp_path / "one")
+    assert encrypted.returncode == 0, encrypted.stderr
+    token = encrypted.stdout.strip().splitlines()[-1]
+    decrypted = run(f"decrypt({token!r})", secret_key="b" * 50, checkout=tmp_path / "one")
+    assert decrypted.stdout.strip().splitlines()[-1] == "sk-secret-123", decrypted.stderr
+    # Another checkout's key cannot read it, and the error says which setting to look at.
+    elsewhere = run(f"decrypt({token!r})", secret_key="a" * 50, checkout=tmp_path / "two")
+    assert elsewhere.returncode != 0
+    assert "FIELD_ENCRYPTION_KEYS changed" in elsewhere.stderr
 
 
 def test_production_settings_turn_on_secure_cookies() -> None:
@@ -69,3 +146,19 @@ def test_the_worker_runs_each_run_in_a_thread_four_per_core_unless_told() -> Non
     assert default.stdout.strip().splitlines()[-1].split() == ["threads", str(4 * (os.cpu_count() or 1))]
     chosen = manage("shell", "-c", code, DEBUG="true", WORKER_CONCURRENCY="30")
     assert chosen.stdout.strip().splitlines()[-1].split() == ["threads", "30"]
+
+
+@pytest.mark.parametrize(
+    ("debug", "artifact_origin", "starts"),
+    [
+        ("true", "http://localhost:8001", True),  # development: another port of the same host will do
+        ("true", "http://localhost:8000", False),  # the platform's own origin
+        ("false", "http://localhost:8001", False),  # production: cookies ignore ports
+        ("false", "https://artifacts.example.net", True),
+    ],
+)
+def test_the_artifact_origin_is_never_the_platform_s(debug: str, artifact_origin: str, starts: bool) -> None:
+    result = manage("check", DEBUG=debug, SITE_URL="http://localhost:8000", ARTIFACT_ORIGIN=artifact_origin)
+    assert (result.returncode == 0) is starts, result.stderr
+    if not starts:
+        assert "ARTIFACT_ORIGIN" in result.stderr

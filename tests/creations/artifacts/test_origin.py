@@ -211,3 +211,54 @@ def test_the_artifact_origin_refuses_writes(team: Team, client: Client) -> None:
     parts = urlsplit(url_for(artifact, team.owner))
     response = client.post(parts.path, headers={"host": parts.netloc})
     assert response.status_code in (403, 405)
+
+
+def served_csp(client: Client, url: str) -> str:
+    response = get(client, url)
+    # Closing ends the request: a streamed response left open would keep the artifact
+    # URLconf active in this thread for whatever test comes next.
+    response.close()
+    return str(response["Content-Security-Policy"])
+
+
+@pytest.fixture
+def development_origins(settings: Any) -> None:
+    """`make run`: the platform at localhost:8000 (and 127.0.0.1:8000), artifacts at localhost:8001."""
+    settings.DEBUG = True
+    settings.SITE_URL, settings.ARTIFACT_ORIGIN = "http://localhost:8000", "http://localhost:8001"
+
+
+@pytest.mark.usefixtures("development_origins")
+def test_in_development_the_port_tells_the_artifact_origin_from_the_platform(team: Team, client: Client) -> None:
+    artifact = one_artifact(team, "pic.png", png_bytes())
+    url = url_for(artifact, team.owner)
+    assert url.startswith("http://localhost:8001/r/")
+    assert get(client, url).status_code == 200
+    client.force_login(team.owner)
+    for platform in ("localhost:8000", "127.0.0.1:8000"):
+        assert get(client, url.replace("localhost:8001", platform)).status_code == 404, platform
+        assert client.get("/accounts/login/", headers={"host": platform}).status_code == 200, platform
+    on_artifact_port = client.get(f"/w/{team.workspace.slug}/", headers={"host": "localhost:8001"})
+    assert on_artifact_port.status_code == 404
+    assert not on_artifact_port.cookies
+
+
+@pytest.mark.usefixtures("development_origins")
+def test_in_development_any_loopback_name_of_the_platform_may_frame_html(team: Team, client: Client) -> None:
+    artifact = one_artifact(team, "page.html", hostile_html(PLATFORM))
+    csp = served_csp(client, url_for(artifact, team.owner))
+    directives = {d.strip().split(" ")[0]: d.strip().split(" ")[1:] for d in csp.split(";")}
+    assert sorted(directives["frame-ancestors"]) == ["http://127.0.0.1:8000", "http://[::1]:8000", PLATFORM]
+
+
+def test_html_may_load_nothing_from_another_host(team: Team, client: Client) -> None:
+    page = b'<img src="https://example.com/x?leak=secret"><link rel="stylesheet" href="https://example.com/s.css">'
+    artifact = one_artifact(team, "page.html", b"<!doctype html><title>map</title>" + page)
+    csp = served_csp(client, url_for(artifact, team.owner))
+    directives = {d.strip().split(" ")[0]: d.strip().split(" ")[1:] for d in csp.split(";")}
+    assert directives["default-src"] == ["'none'"]  # covers every fetch directive not listed
+    local = {"'self'", "data:", "blob:", "'none'", "'unsafe-inline'", "'unsafe-eval'"}
+    fetch_directives = [name for name in directives if name.endswith("-src")]
+    assert {"img-src", "media-src", "font-src", "style-src", "script-src", "connect-src"} <= set(fetch_directives)
+    for name in fetch_directives:
+        assert set(directives[name]) <= local, f"{name} lets the page reach another host: {directives[name]}"
