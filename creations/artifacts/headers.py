@@ -60,7 +60,7 @@ def platform_origins() -> list[str]:
 LOCAL_SOURCES = "'self' data: blob:"
 
 
-def html_csp(*, img_sources: str = LOCAL_SOURCES) -> str:
+def html_csp() -> str:
     """HTML and maps: scripts run, but in a sandbox with no network and no navigation out."""
     return "; ".join(
         [
@@ -68,7 +68,7 @@ def html_csp(*, img_sources: str = LOCAL_SOURCES) -> str:
             "default-src 'none'",
             f"script-src {LOCAL_SOURCES} 'unsafe-inline' 'unsafe-eval'",
             f"style-src {LOCAL_SOURCES} 'unsafe-inline'",
-            f"img-src {img_sources}",
+            f"img-src {LOCAL_SOURCES}",
             f"media-src {LOCAL_SOURCES}",
             f"font-src {LOCAL_SOURCES}",
             "connect-src 'none'",
