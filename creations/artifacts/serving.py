@@ -16,7 +16,7 @@ from creations.access import can_view_creation
 from creations.artifacts.headers import content_disposition, serving_rule
 from creations.artifacts.http_range import ByteRange, RangeNotSatisfiable, parse_range
 from creations.artifacts.origin import grant_unsign
-from creations.artifacts.streaming import file_chunks
+from creations.artifacts.streaming import file_chunks, open_byte_range
 from creations.models import Artifact
 
 VARIANTS = ("file", "preview", "rendition")
@@ -71,7 +71,9 @@ async def artifact_serve(request: HttpRequest, token: str, path: str) -> HttpRes
     headers["Content-Length"] = str(max(byte_range.length, 0))
     if request.method == "HEAD" or size == 0:
         return HttpResponse(status=status, headers=headers)
-    handle = await sync_to_async(field.storage.open)(str(field.name), "rb")
+    handle, seek_to = await sync_to_async(open_byte_range)(
+        field.storage, str(field.name), start=byte_range.start, length=byte_range.length
+    )
     return StreamingHttpResponse(
-        file_chunks(handle, start=byte_range.start, length=byte_range.length), status=status, headers=headers
+        file_chunks(handle, start=seek_to, length=byte_range.length), status=status, headers=headers
     )
