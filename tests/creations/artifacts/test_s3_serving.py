@@ -36,4 +36,4 @@ def test_an_s3_artifact_outside_any_range_is_served_whole(team: Team, client: Cl
     response = get(client, url_for(artifact, team.owner))
     assert response.status_code == 200
     assert body(response) == b"hello from s3\n"
-    assert s3_storage.object_bytes(artifact.file.name) == b"hello from s3\n"  # it really lives in the bucket
+    assert s3_storage.object_bytes(str(artifact.file.name)) == b"hello from s3\n"  # it really lives in the bucket
