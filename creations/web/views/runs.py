@@ -7,13 +7,14 @@ import re
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.core.files.storage import default_storage
-from django.http import FileResponse, Http404, HttpRequest, HttpResponse, JsonResponse
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
 from django.http.response import HttpResponseBase
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
 from creations.access import run_for_viewer_or_404
 from creations.artifacts.display import artifact_displays
+from creations.artifacts.streaming import file_chunks
 from creations.events.trajectory import run_trajectory
 from creations.models import Run, RunEvent
 from creations.runs.services import run_cancel
@@ -94,7 +95,9 @@ def run_event_overflow(request: HttpRequest, pk: int, seq: int, field: str) -> H
     if entry is None and isinstance(payload.get(field), str):
         response = HttpResponse(payload[field], content_type="text/plain; charset=utf-8")
     elif isinstance(name, str) and name.startswith(f"run-events/{run.pk}/") and default_storage.exists(name):
-        response = FileResponse(default_storage.open(name, "rb"), content_type="text/plain; charset=utf-8")
+        # Streamed in chunks: a FileResponse would be read whole into memory under ASGI.
+        handle = default_storage.open(name, "rb")
+        response = StreamingHttpResponse(file_chunks(handle), content_type="text/plain; charset=utf-8")
     else:
         raise Http404("No such output.")
     response["X-Content-Type-Options"] = "nosniff"
