@@ -69,6 +69,7 @@ bench: venv system-test sandbox-image bench-reference
 	DATABASE_URL=$(TEST_DATABASE_URL) $(PY) bench/agent.py
 	DATABASE_URL=$(TEST_DATABASE_URL) $(PY) bench/stream.py
 	DATABASE_URL=$(TEST_DATABASE_URL) $(PY) bench/pages.py
+	DATABASE_URL=$(TEST_DATABASE_URL) $(PY) bench/hostile.py
 
 clean:
 	rm -rf $(VENV) var .mypy_cache .ruff_cache .pytest_cache
