@@ -193,6 +193,11 @@ def policy_rules(net: NetworkSettings, resolvers: list[str]) -> dict[str, dict[s
         forward += [f"-A {forward_chain} -d {cidr} {reject}" for cidr in family.blocked]
         forward.append(f"-A {forward_chain} -j RETURN")  # the public internet
         inbound = [f"-A {input_chain} {established} -j ACCEPT"]
+        if family is IPV6:
+            # Neighbour discovery is IPv6's ARP: without it a sandbox cannot find its
+            # gateway, so IPv6 would be refused by accident rather than policed. It reaches
+            # no service on the host (ARP is not filtered by iptables either).
+            inbound += [f"-A {input_chain} -p ipv6-icmp -m icmp6 --icmpv6-type {t} -j ACCEPT" for t in (135, 136)]
         inbound += [f"-A {input_chain} {match} -j ACCEPT" for match in dns]  # a resolver on the host itself
         inbound.append(f"-A {input_chain} {reject}")
         rules[family.name] = {forward_chain: forward, input_chain: inbound}
