@@ -528,6 +528,7 @@ class EgressGuard:
         self._clock = clock
         self._lock = threading.Lock()
         self._verified_at: float | None = None
+        self._ever_verified = False
         self.repairs = 0  # how many times a drifted policy was restored (seen by tests and logs)
 
     def ensure(self) -> None:
@@ -538,7 +539,10 @@ class EgressGuard:
             problems = self.policy.problems()
             if problems:
                 bridge = self.policy.net.bridge
-                logger.warning("egress policy for bridge %s is not in place (%s): applying it", bridge, problems)
+                # The first check of a process usually finds it missing (a new host, a new bridge);
+                # a policy that was in place and is not any more is worth an operator's attention.
+                level = logging.WARNING if self._ever_verified else logging.INFO
+                logger.log(level, "egress policy for bridge %s is not in place (%s): applying it", bridge, problems)
                 try:
                     self.policy.apply()
                 except NetworkPolicyError as exc:
@@ -554,6 +558,7 @@ class EgressGuard:
                     )
                 self.repairs += 1
             self._verified_at = self._clock()
+            self._ever_verified = True
 
 
 _guards: dict[tuple[str, NetworkSettings], EgressGuard] = {}
