@@ -20,7 +20,7 @@ from sandboxes import files
 from sandboxes.docker_exec import ExecConnection
 from sandboxes.freezer import Freezer
 from sandboxes.image import sandbox_image_tag
-from sandboxes.network import NetworkSettings, apply_egress_policy, ensure_network
+from sandboxes.network import NetworkPolicyError, NetworkSettings, egress_guard, ensure_network
 from sandboxes.runtime import CommandResult, CopyOutReport, OutputCallback
 from sandboxes.shell import PersistentShell, ShellLimits, ShellUnavailable
 
@@ -105,14 +105,18 @@ _network_ready: set[str] = set()
 
 
 def _prepare_network(client: docker.DockerClient, config: SandboxConfig) -> str:
-    """The network to attach (created and policed once per process)."""
+    """The network to attach: created once per process, its egress policy
+    verified before every start (cached for seconds, restored if it drifted)."""
     if config.network_mode == "none":
         return "none"
     with _network_lock:
         if config.network.name not in _network_ready:
             ensure_network(client, config.network)
-            apply_egress_policy(config.network)
             _network_ready.add(config.network.name)
+    try:
+        egress_guard(client, config.network, config.image).ensure()
+    except NetworkPolicyError as exc:  # never start a sandbox whose egress is not policed
+        raise SandboxError(f"the sandbox could not start: {exc}") from exc
     return config.network.name
 
 

@@ -11,7 +11,7 @@ from django.conf import settings
 
 from sandboxes.docker_runtime import SandboxConfig, start_sandbox
 from sandboxes.image import sandbox_image_tag
-from sandboxes.network import egress_policy_problems
+from sandboxes.network import NetworkPolicyError, egress_policy_problems, policy_runner
 
 
 @dataclass(frozen=True)
@@ -94,10 +94,24 @@ def run_checks(*, start_one: bool = True) -> Iterator[Check]:
     if config.network_mode == "none":
         yield Check("network", True, "SANDBOX_NETWORK_MODE=none: no network")
         return
-    problems = egress_policy_problems(config.network)
+    try:
+        runner = policy_runner(client, config.image)
+    except NetworkPolicyError as exc:
+        yield Check(
+            "network policy",
+            False,
+            f"cannot reach the Docker daemon's network namespace: {exc}",
+            "See platform/sandbox/README.md, Egress (a worker in a container).",
+        )
+        return
+    # Always checked where the sandboxes' bridge is (the daemon's namespace), and said so:
+    # a clean report from the wrong namespace would be worse than none.
+    problems = egress_policy_problems(config.network, runner)
     yield Check(
         "network policy",
         not problems,
-        "; ".join(problems) or f"in place for bridge {config.network.bridge}",
-        "Run python manage.py sandbox_doctor --fix as root on the Docker host (iptables).",
+        f"checked in {runner.where}: "
+        + ("; ".join(problems) or f"in place for bridge {config.network.bridge} (IPv4 and IPv6)"),
+        "Run python manage.py sandbox_doctor --fix as root on the Docker host (iptables); "
+        "a running worker also restores it before its next sandbox starts.",
     )

@@ -1,43 +1,97 @@
 """The sandboxes' network and its egress policy.
 
 Mode `internet`: sandboxes join a dedicated bridge (inter-container traffic
-off). iptables then allows the public internet and refuses the rest:
-- forwarded traffic (chain DOCKER-USER -> ATELIER-SANDBOX-FWD): established
-  replies and DNS to the configured resolvers pass; the cloud metadata
-  address, private, shared, link-local and multicast ranges are rejected;
-- traffic to the host itself (chain INPUT -> ATELIER-SANDBOX-IN): only
+off, no IPv6 addresses). iptables AND ip6tables then allow the public internet
+and refuse the rest, with the same two chains per bridge in both families:
+- forwarded traffic (chain DOCKER-USER -> ATELIER-FWD-<bridge>): established
+  replies and DNS to the configured resolvers pass; cloud metadata addresses
+  and the private, shared, loopback, link-local and multicast ranges are
+  rejected;
+- traffic to the host itself (chain INPUT -> ATELIER-IN-<bridge>): only
   replies pass. DOCKER-USER never sees it, and `--internal` networks still
   reach the host's addresses, so this chain is what protects the platform's
   own services (database, Redis, the web app) on the host.
 Mode `none`: no network interface but loopback.
 
-The chains are flushed and refilled on every apply, so applying is idempotent.
+Why IPv6 is policed rather than only switched off: the network is created
+without IPv6, yet a container still gets a link-local fe80:: address on the
+bridge, and so does the host's end of it: without ip6tables rules a sandbox
+reaches every service the host binds to `::` (most do) through fe80::. And
+if IPv6 is ever enabled on the network (or by the daemon's defaults), the
+same rules keep holding instead of an open second stack.
+
+Where the rules live: in the network namespace of the Docker daemon, where
+the bridge is. A worker that runs in a container (its own namespace, even
+with NET_ADMIN) would otherwise fill its own, useless, tables. `policy_runner`
+finds out once per process and, if the namespaces differ, runs the commands
+through a short-lived helper container with the host's network (see there).
+
+The policy is verified before every sandbox starts (`EgressGuard`: one
+`iptables-save` per family, cached a few seconds) and restored when it has
+drifted: an `iptables -F` or a firewall reload no longer opens it silently.
+Applying is one atomic `iptables-restore --noflush` per family, so there is
+never a moment with an empty chain.
 """
 
 from __future__ import annotations
 
 import ipaddress
-import shutil
+import logging
+import os
+import secrets
 import subprocess
-from dataclasses import dataclass
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Protocol
 
 import docker
 import docker.errors
 from docker.models.networks import Network
 
-FORWARD_CHAIN = "ATELIER-SANDBOX-FWD"
-INPUT_CHAIN = "ATELIER-SANDBOX-IN"
-BLOCKED_RANGES = (
+logger = logging.getLogger(__name__)
+
+# Chain names carry the bridge, so two sandbox networks (say two engines on one
+# host, or a test's own network) never overwrite each other's rules.
+# iptables allows 28 characters; a Linux interface name has at most 15.
+FORWARD_PREFIX = "ATELIER-FWD-"
+INPUT_PREFIX = "ATELIER-IN-"
+POLICY_CHECK_TTL = 5.0  # seconds a verified policy is trusted before the next sandbox start checks again
+HELPER_LABEL = "atelier.egress-helper"
+
+# Written exactly as `iptables-save` prints them, so the installed chains can be
+# compared to the policy line by line.
+IPV4_BLOCKED = (
     "169.254.0.0/16",  # link-local, including the cloud metadata address 169.254.169.254
+    "168.63.129.16/32",  # Azure's wireserver / metadata host: a public-looking address in no private range
     "10.0.0.0/8",
     "172.16.0.0/12",
     "192.168.0.0/16",
-    "100.64.0.0/10",  # carrier-grade NAT, used by some clouds internally
+    "100.64.0.0/10",  # carrier-grade NAT, used by some clouds internally (Alibaba metadata 100.100.100.200)
+    "192.0.0.0/24",  # IETF protocol assignments (Oracle's legacy metadata 192.0.0.192)
+    "198.18.0.0/15",  # benchmarking, used for internal appliances
     "127.0.0.0/8",
     "0.0.0.0/8",
     "224.0.0.0/4",
     "240.0.0.0/4",
+)
+IPV6_BLOCKED = (
+    "fd00:ec2::254/128",  # AWS's IPv6 metadata address (also inside fc00::/7 below; named for the reader)
+    "::1/128",  # loopback
+    "::/128",  # unspecified: means the host itself
+    "::ffff:0.0.0.0/96",  # IPv4-mapped: would carry any IPv4 address past the IPv4 rules
+    "64:ff9b::/96",  # NAT64: a NAT64 gateway turns 64:ff9b::a9fe:a9fe into 169.254.169.254
+    "64:ff9b:1::/48",  # local-use NAT64
+    "2002::/16",  # 6to4: embeds an IPv4 address (2002:a9fe:a9fe:: -> 169.254.169.254)
+    "2001::/32",  # Teredo: embeds IPv4 addresses
+    "100::/64",  # discard-only
+    "2001:db8::/32",  # documentation
+    "fc00::/7",  # unique local (private), including fd00:ec2::254
+    "fe80::/10",  # link-local: the host's end of the bridge has one
+    "fec0::/10",  # deprecated site-local
+    "ff00::/8",  # multicast
 )
 
 
@@ -53,8 +107,30 @@ class NetworkSettings:
     dns: tuple[str, ...]
 
 
+@dataclass(frozen=True)
+class Family:
+    name: str
+    version: int
+    iptables: str
+    blocked: tuple[str, ...]
+    reject: str
+    host_prefix: int
+
+
+IPV4 = Family("IPv4", 4, "iptables", IPV4_BLOCKED, "icmp-admin-prohibited", 32)
+IPV6 = Family("IPv6", 6, "ip6tables", IPV6_BLOCKED, "icmp6-adm-prohibited", 128)
+FAMILIES = (IPV4, IPV6)
+
+
+def chain_names(bridge: str) -> tuple[str, str]:
+    """(forward chain, input chain) for a bridge."""
+    if not bridge or len(bridge) > 15 or not all(c.isalnum() or c in "-_." for c in bridge):
+        raise NetworkPolicyError(f"invalid bridge name {bridge!r} (SANDBOX_NETWORK_BRIDGE: 1-15 of A-Z a-z 0-9 . _ -)")
+    return FORWARD_PREFIX + bridge, INPUT_PREFIX + bridge
+
+
 def host_resolvers(resolv_conf: Path = Path("/etc/resolv.conf")) -> list[str]:
-    """IPv4 nameservers of the host (Docker's embedded DNS forwards to them)."""
+    """Nameservers of the host, both families (Docker's embedded DNS forwards to them)."""
     servers: list[str] = []
     try:
         lines = resolv_conf.read_text().splitlines()
@@ -64,10 +140,10 @@ def host_resolvers(resolv_conf: Path = Path("/etc/resolv.conf")) -> list[str]:
         fields = line.split()
         if len(fields) >= 2 and fields[0] == "nameserver":
             try:
-                if ipaddress.ip_address(fields[1]).version == 4:
-                    servers.append(fields[1])
+                ipaddress.ip_address(fields[1])  # a zone id (fe80::1%eth0) does not parse: skipped
             except ValueError:
                 continue
+            servers.append(fields[1])
     return servers
 
 
@@ -84,6 +160,7 @@ def ensure_network(client: docker.DockerClient, net: NetworkSettings) -> Network
             net.name,
             driver="bridge",
             ipam=ipam,
+            enable_ipv6=False,  # said explicitly: no IPv6 addresses or routes (ip6tables polices it anyway)
             labels={"atelier.sandbox-network": "1"},
             options={
                 "com.docker.network.bridge.name": net.bridge,
@@ -97,68 +174,402 @@ def ensure_network(client: docker.DockerClient, net: NetworkSettings) -> Network
         raise NetworkPolicyError(f"cannot create the sandbox network {net.name!r}: {exc}") from exc
 
 
-def _iptables(*args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
-    proc = subprocess.run(["iptables", "-w", "5", *args], capture_output=True, text=True, check=False)
-    if check and proc.returncode != 0:
-        raise NetworkPolicyError(f"iptables {' '.join(args)} failed: {proc.stderr.strip()}")
-    return proc
+# -- the rules ----------------------------------------------------------------
+def policy_rules(net: NetworkSettings, resolvers: list[str]) -> dict[str, dict[str, list[str]]]:
+    """Per family ("IPv4", "IPv6"), the rules of both chains in `iptables-save` form."""
+    forward_chain, input_chain = chain_names(net.bridge)
+    rules: dict[str, dict[str, list[str]]] = {}
+    for family in FAMILIES:
+        servers = [s for s in resolvers if ipaddress.ip_address(s).version == family.version]
+        dns = [
+            f"-d {ipaddress.ip_address(s).compressed}/{family.host_prefix} -p {proto} -m {proto} --dport 53"
+            for s in servers
+            for proto in ("udp", "tcp")
+        ]
+        established = "-m conntrack --ctstate RELATED,ESTABLISHED"
+        reject = f"-j REJECT --reject-with {family.reject}"
+        forward = [f"-A {forward_chain} {established} -j RETURN"]
+        forward += [f"-A {forward_chain} {match} -j RETURN" for match in dns]
+        forward += [f"-A {forward_chain} -d {cidr} {reject}" for cidr in family.blocked]
+        forward.append(f"-A {forward_chain} -j RETURN")  # the public internet
+        inbound = [f"-A {input_chain} {established} -j ACCEPT"]
+        if family is IPV6:
+            # Neighbour discovery is IPv6's ARP: without it a sandbox cannot find its
+            # gateway, so IPv6 would be refused by accident rather than policed. It reaches
+            # no service on the host (ARP is not filtered by iptables either).
+            inbound += [f"-A {input_chain} -p ipv6-icmp -m icmp6 --icmpv6-type {t} -j ACCEPT" for t in (135, 136)]
+        inbound += [f"-A {input_chain} {match} -j ACCEPT" for match in dns]  # a resolver on the host itself
+        inbound.append(f"-A {input_chain} {reject}")
+        rules[family.name] = {forward_chain: forward, input_chain: inbound}
+    return rules
 
 
-def _ensure_chain(chain: str) -> None:
-    if _iptables("-n", "-L", chain, check=False).returncode != 0:
-        _iptables("-N", chain)
-    _iptables("-F", chain)
+def jumps(bridge: str) -> list[tuple[str, str]]:
+    """(parent chain, rule) of the jumps into the policy, each of which must come first in its parent."""
+    forward_chain, input_chain = chain_names(bridge)
+    return [
+        ("FORWARD", "-A FORWARD -j DOCKER-USER"),
+        ("DOCKER-USER", f"-A DOCKER-USER -i {bridge} -j {forward_chain}"),
+        ("INPUT", f"-A INPUT -i {bridge} -j {input_chain}"),
+    ]
 
 
-def _ensure_jump(parent: str, bridge: str, chain: str) -> None:
-    rule = ("-i", bridge, "-j", chain)
-    if _iptables("-C", parent, *rule, check=False).returncode != 0:
-        _iptables("-I", parent, "1", *rule)
+def parse_save(text: str) -> dict[str, list[str]]:
+    """The filter table of an `iptables-save -t filter` listing: chain -> its rules, in order."""
+    chains: dict[str, list[str]] = {}
+    for line in text.splitlines():
+        line = line.strip()
+        if line.startswith(":"):
+            chains.setdefault(line[1:].split()[0], [])
+        elif line.startswith("-A "):
+            chains.setdefault(line.split()[1], []).append(line)
+    return chains
 
 
-def policy_rules(net: NetworkSettings, resolvers: list[str]) -> dict[str, list[list[str]]]:
-    """The rules of both chains, in order (also shown by sandbox_doctor)."""
-    forward: list[list[str]] = [["-m", "conntrack", "--ctstate", "ESTABLISHED,RELATED", "-j", "RETURN"]]
-    for server in resolvers:
-        for proto in ("udp", "tcp"):
-            forward.append(["-d", f"{server}/32", "-p", proto, "--dport", "53", "-j", "RETURN"])
-    for cidr in BLOCKED_RANGES:
-        forward.append(["-d", cidr, "-j", "REJECT", "--reject-with", "icmp-admin-prohibited"])
-    forward.append(["-j", "RETURN"])
-    inbound: list[list[str]] = [["-m", "conntrack", "--ctstate", "ESTABLISHED,RELATED", "-j", "ACCEPT"]]
-    for server in resolvers:  # a resolver on the host itself (rare; e.g. a local cache)
-        for proto in ("udp", "tcp"):
-            inbound.append(["-d", f"{server}/32", "-p", proto, "--dport", "53", "-j", "ACCEPT"])
-    inbound.append(["-j", "REJECT", "--reject-with", "icmp-admin-prohibited"])
-    return {FORWARD_CHAIN: forward, INPUT_CHAIN: inbound}
+def _is_policy_jump(rule: str) -> bool:
+    return any(f"-j {prefix}" in rule for prefix in (FORWARD_PREFIX, INPUT_PREFIX))
 
 
-def apply_egress_policy(net: NetworkSettings) -> None:
-    """Install the policy for the sandbox bridge (needs root on the Docker host)."""
-    if shutil.which("iptables") is None:
-        raise NetworkPolicyError("iptables is not installed on the Docker host (apt-get install iptables).")
-    resolvers = list(net.dns) or host_resolvers()
-    rules = policy_rules(net, resolvers)
-    for chain, chain_rules in rules.items():
-        _ensure_chain(chain)
-        for rule in chain_rules:
-            _iptables("-A", chain, *rule)
-    if _iptables("-n", "-L", "DOCKER-USER", check=False).returncode != 0:
-        _iptables("-N", "DOCKER-USER")
-        _iptables("-I", "FORWARD", "1", "-j", "DOCKER-USER")
-    _ensure_jump("DOCKER-USER", net.bridge, FORWARD_CHAIN)
-    _ensure_jump("INPUT", net.bridge, INPUT_CHAIN)
+def _ahead_of(rules: list[str], jump: str, parent: str) -> list[str]:
+    """Rules that come before `jump` in `parent` and could decide first.
+    Other sandbox networks' jumps may: they only match their own bridge."""
+    index = rules.index(jump)
+    if parent == "FORWARD":
+        return rules[:index]
+    return [rule for rule in rules[:index] if not _is_policy_jump(rule)]
 
 
-def egress_policy_problems(net: NetworkSettings) -> list[str]:
-    """What is missing from the installed policy (empty when it is in place)."""
-    problems = []
-    if shutil.which("iptables") is None:
-        return ["iptables is not installed"]
-    for parent, chain in (("DOCKER-USER", FORWARD_CHAIN), ("INPUT", INPUT_CHAIN)):
-        if _iptables("-C", parent, "-i", net.bridge, "-j", chain, check=False).returncode != 0:
-            problems.append(f"no jump from {parent} to {chain} for bridge {net.bridge}")
-        listing = _iptables("-S", chain, check=False).stdout
-        if "REJECT" not in listing:
-            problems.append(f"chain {chain} has no REJECT rules")
+def policy_problems(
+    bridge: str, expected: dict[str, dict[str, list[str]]], listings: dict[str, dict[str, list[str]] | None]
+) -> list[str]:
+    """What differs between the installed tables (`parse_save` per family; None:
+    the family does not exist in the kernel) and the policy. Empty: in place."""
+    problems: list[str] = []
+    for family in FAMILIES:
+        listing = listings.get(family.name)
+        if listing is None:
+            continue  # IPv6 switched off in the kernel: nothing to police
+        for chain, rules in expected[family.name].items():
+            if chain not in listing:
+                problems.append(f"{family.name}: chain {chain} is missing")
+            elif listing[chain] != rules:
+                have = listing[chain]
+                diff = next((r for r in rules if r not in have), None) or next((r for r in have if r not in rules), "")
+                problems.append(
+                    f"{family.name}: chain {chain} differs from the policy ({len(have)} rules, expected "
+                    f"{len(rules)}; first difference: {diff or 'order'})"
+                )
+        for parent, jump in jumps(bridge):
+            rules = listing.get(parent, [])
+            if jump not in rules:
+                problems.append(f"{family.name}: no rule `{jump}`")
+            elif ahead := _ahead_of(rules, jump, parent):
+                problems.append(f"{family.name}: `{ahead[0]}` comes before `{jump}` in {parent}")
     return problems
+
+
+def restore_input(bridge: str, expected: dict[str, list[str]], listing: dict[str, list[str]]) -> str:
+    """One `iptables-restore --noflush` transaction for a family: it refills the
+    policy chains (declaring a chain creates or flushes it) and puts each jump
+    first in its parent (deleting the old one in the same transaction, so no
+    packet ever passes between the two). All or nothing."""
+    lines = ["*filter"]
+    lines += [f":{chain} - [0:0]" for chain in expected]
+    if "DOCKER-USER" not in listing:  # Docker creates it (IPv4; IPv6 only with its ip6tables option)
+        lines.append(":DOCKER-USER - [0:0]")
+    for rules in expected.values():
+        lines += rules
+    for parent, jump in jumps(bridge):
+        rules = listing.get(parent, [])
+        if jump in rules and not _ahead_of(rules, jump, parent):
+            continue
+        if jump in rules:
+            lines.append("-D" + jump[2:])
+        lines.append(f"-I {parent} 1" + jump[len(f"-A {parent}") :])
+    lines.append("COMMIT")
+    return "\n".join(lines) + "\n"
+
+
+# -- where the commands run -----------------------------------------------------
+class Runner(Protocol):
+    where: str  # said by sandbox_doctor: which network namespace was checked
+
+    def run(self, script: str) -> subprocess.CompletedProcess[str]: ...
+
+
+class LocalRunner:
+    """This process's network namespace (it is the Docker daemon's)."""
+
+    def __init__(self, where: str = "") -> None:
+        self.where = where or f"this process's network namespace ({_netns_id()})"
+
+    def run(self, script: str) -> subprocess.CompletedProcess[str]:
+        try:
+            return subprocess.run(["sh", "-c", script], capture_output=True, text=True, timeout=60, check=False)
+        except subprocess.TimeoutExpired as exc:
+            raise NetworkPolicyError(f"iptables did not answer within 60 s: {exc}") from exc
+
+
+class DockerHostRunner:
+    """The Docker daemon's network namespace, reached through the daemon itself.
+
+    Why a helper container rather than `nsenter` from the worker: the worker
+    already holds the Docker socket, and nothing else. nsenter would need the
+    worker to see dockerd's pid (`pid: host`), CAP_SYS_ADMIN and an iptables in
+    the worker image, and it cannot work with a daemon on another host or in
+    another container (docker-in-docker). A container with `network_mode=host`
+    is, by definition, in the namespace where that daemon creates its bridges.
+    It runs under runc (gVisor has its own network stack) with only NET_ADMIN,
+    NET_RAW and SYS_CHROOT, the host's root mounted read-only at /host (/run
+    writable: legacy iptables' lock) and `chroot /host`: so it runs the HOST's
+    own iptables, the same binary and backend (nft or legacy) as dockerd's,
+    where an image's iptables could silently write to the other backend.
+    (`--privileged` + `nsenter --target 1` was tried: privileged containers
+    fail where the host's capability bounding set is reduced, and pid 1 is not
+    always inspectable.) It only ever runs the fixed scripts of this module, is
+    removed after each use and takes ~0.2 s, which the check's cache amortises.
+    """
+
+    def __init__(self, client: docker.DockerClient, image: str) -> None:
+        self._client = client
+        self._image = image
+        self.where = "the Docker daemon's network namespace (through a helper container)"
+
+    def run(self, script: str) -> subprocess.CompletedProcess[str]:
+        try:
+            container = self._client.containers.create(
+                self._image,
+                entrypoint=["chroot", "/host"],
+                command=["sh", "-c", script],
+                name=f"atelier-egress-helper-{secrets.token_hex(4)}",
+                labels={HELPER_LABEL: "1"},
+                user="0",
+                runtime="runc",
+                network_mode="host",
+                cap_drop=["ALL"],
+                cap_add=["NET_ADMIN", "NET_RAW", "SYS_CHROOT"],
+                security_opt=["no-new-privileges"],
+                read_only=True,
+                volumes={"/": {"bind": "/host", "mode": "ro"}, "/run": {"bind": "/host/run", "mode": "rw"}},
+                detach=True,
+            )
+        except docker.errors.APIError as exc:
+            raise NetworkPolicyError(
+                f"cannot create the egress helper container from {self._image}: {exc}. The worker is not in the "
+                "Docker daemon's network namespace, so the policy is applied through it (see "
+                "platform/sandbox/README.md, Egress)."
+            ) from exc
+        try:
+            container.start()
+            status = container.wait(timeout=60)
+            out = container.logs(stdout=True, stderr=False).decode(errors="replace")
+            err = container.logs(stdout=False, stderr=True).decode(errors="replace")
+        except Exception as exc:
+            raise NetworkPolicyError(f"the egress helper container failed: {exc}") from exc
+        finally:
+            try:
+                container.remove(force=True)
+            except docker.errors.APIError:
+                logger.warning("could not remove the egress helper container %s", container.name)
+        return subprocess.CompletedProcess(["sh", "-c", script], int(status.get("StatusCode", -1)), out, err)
+
+
+_PROBE = "cat /proc/sys/kernel/random/boot_id; readlink /proc/self/ns/net"
+
+
+def _netns_id() -> str:
+    try:
+        return os.readlink("/proc/self/ns/net")
+    except OSError:
+        return "net:[?]"
+
+
+def _local_identity() -> tuple[str, str]:
+    try:
+        boot_id = Path("/proc/sys/kernel/random/boot_id").read_text().strip()
+    except OSError:
+        boot_id = ""
+    return boot_id, _netns_id()
+
+
+_runners: dict[str, Runner] = {}
+_runners_lock = threading.Lock()
+
+
+def policy_runner(
+    client: docker.DockerClient, image: str, *, identity: Callable[[], tuple[str, str]] = _local_identity
+) -> Runner:
+    """How to run iptables in the Docker daemon's network namespace, decided once
+    per process and daemon: a helper container on the daemon's host network
+    reports its kernel (boot id) and namespace; when both are ours, iptables runs
+    here directly (milliseconds), otherwise always through the helper.
+    Namespace ids alone could coincide on two machines (the initial one has the
+    same number everywhere), hence the boot id."""
+    key = str(client.api.base_url)
+    with _runners_lock:
+        if key in _runners:
+            return _runners[key]
+        helper = DockerHostRunner(client, image)
+        probe = helper.run(_PROBE)
+        fields = probe.stdout.split()
+        if probe.returncode != 0 or len(fields) != 2:
+            raise NetworkPolicyError(
+                f"cannot find the Docker daemon's network namespace (helper exit {probe.returncode}: "
+                f"{probe.stderr.strip()[-300:]})"
+            )
+        boot_id, netns = identity()
+        runner: Runner
+        if (boot_id, netns) == (fields[0], fields[1]):
+            runner = LocalRunner(f"this process's network namespace ({netns}), which is the Docker daemon's")
+        else:
+            runner = helper
+            helper.where = (
+                f"the Docker daemon's network namespace ({fields[1]}) through a helper container; "
+                f"this process is in {netns}" + ("" if boot_id == fields[0] else " on another kernel")
+            )
+            logger.info("egress policy: %s", helper.where)
+        _runners[key] = runner
+        return runner
+
+
+# -- reading, applying, checking ------------------------------------------------
+_READ_SCRIPT = (
+    "iptables-save -t filter || exit 3; echo '@@ATELIER-IPV6@@'; "
+    # No IPv6 in the kernel (ipv6.disable=1): nothing to police, and ip6tables-save would fail.
+    "if [ -e /proc/net/if_inet6 ]; then ip6tables-save -t filter || exit 4; else echo '@@ATELIER-NO-IPV6@@'; fi"
+)
+
+
+@dataclass
+class EgressPolicy:
+    net: NetworkSettings
+    runner: Runner
+    resolvers: list[str] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.resolvers = self.resolvers or list(self.net.dns) or host_resolvers()
+        self.expected = policy_rules(self.net, self.resolvers)
+
+    def read(self) -> dict[str, dict[str, list[str]] | None]:
+        proc = self.runner.run(_READ_SCRIPT)
+        if proc.returncode != 0 or "@@ATELIER-IPV6@@" not in proc.stdout:
+            hint = " (is iptables installed on the Docker host?)" if proc.returncode in (3, 127) else ""
+            raise NetworkPolicyError(
+                f"cannot read the firewall in {self.runner.where}: exit {proc.returncode}{hint}: "
+                f"{proc.stderr.strip()[-300:]}"
+            )
+        v4, v6 = proc.stdout.split("@@ATELIER-IPV6@@", 1)
+        return {IPV4.name: parse_save(v4), IPV6.name: None if "@@ATELIER-NO-IPV6@@" in v6 else parse_save(v6)}
+
+    def problems(self) -> list[str]:
+        return policy_problems(self.net.bridge, self.expected, self.read())
+
+    def apply(self) -> None:
+        listings = self.read()
+        script = []
+        for family in FAMILIES:
+            listing = listings[family.name]
+            if listing is None:
+                continue
+            text = restore_input(self.net.bridge, self.expected[family.name], listing)
+            # A quoted here-document: the shell expands nothing in it.
+            script.append(f"{family.iptables}-restore -w 5 --noflush <<'ATELIER_RULES'\n{text}ATELIER_RULES")
+        proc = self.runner.run("set -e\n" + "\n".join(script))
+        if proc.returncode != 0:
+            raise NetworkPolicyError(
+                f"applying the egress policy in {self.runner.where} failed (exit {proc.returncode}): "
+                f"{proc.stderr.strip()[-500:]}. It needs root (or NET_ADMIN) on the Docker host."
+            )
+
+
+def apply_egress_policy(net: NetworkSettings, runner: Runner) -> None:
+    """Install the policy for the sandbox bridge in `runner`'s namespace (needs
+    root on the Docker host); afterwards it must read back exactly as written."""
+    policy = EgressPolicy(net, runner)
+    policy.apply()
+    if problems := policy.problems():
+        raise NetworkPolicyError(f"the egress policy does not read back as applied: {'; '.join(problems)}")
+
+
+def egress_policy_problems(net: NetworkSettings, runner: Runner) -> list[str]:
+    """What is missing from the installed policy (empty when it is in place)."""
+    try:
+        return EgressPolicy(net, runner).problems()
+    except NetworkPolicyError as exc:
+        return [str(exc)]
+
+
+def remove_egress_policy(net: NetworkSettings, runner: Runner) -> None:
+    """Take one bridge's policy out (both families): its jumps, then its chains.
+    For tests and for retiring a network; Docker's FORWARD -> DOCKER-USER stays."""
+    forward_chain, input_chain = chain_names(net.bridge)
+    script = []
+    for family in FAMILIES:
+        ipt = f"{family.iptables} -w 5"
+        for parent, jump in jumps(net.bridge)[1:]:
+            rule = jump[len(f"-A {parent} ") :]
+            script.append(f"while {ipt} -C {parent} {rule} 2>/dev/null; do {ipt} -D {parent} {rule}; done")
+        for chain in (forward_chain, input_chain):
+            script.append(f"{ipt} -F {chain} 2>/dev/null && {ipt} -X {chain}")
+    runner.run("\n".join(script) + "\ntrue")
+
+
+class EgressGuard:
+    """Before each sandbox starts: is the policy still in place? One read of
+    the tables (no re-apply), trusted for `ttl` seconds. A drifted policy is
+    re-applied; if that fails, the start is refused: a sandbox never starts
+    unpoliced."""
+
+    def __init__(
+        self, policy: EgressPolicy, *, ttl: float = POLICY_CHECK_TTL, clock: Callable[[], float] = time.monotonic
+    ) -> None:
+        self.policy = policy
+        self.ttl = ttl
+        self._clock = clock
+        self._lock = threading.Lock()
+        self._verified_at: float | None = None
+        self._ever_verified = False
+        self.repairs = 0  # how many times a drifted policy was restored (seen by tests and logs)
+
+    def ensure(self) -> None:
+        with self._lock:  # concurrent starts wait for one check instead of each running their own
+            if self._verified_at is not None and self._clock() - self._verified_at < self.ttl:
+                return
+            self._verified_at = None
+            problems = self.policy.problems()
+            if problems:
+                bridge = self.policy.net.bridge
+                # The first check of a process usually finds it missing (a new host, a new bridge);
+                # a policy that was in place and is not any more is worth an operator's attention.
+                level = logging.WARNING if self._ever_verified else logging.INFO
+                logger.log(level, "egress policy for bridge %s is not in place (%s): applying it", bridge, problems)
+                try:
+                    self.policy.apply()
+                except NetworkPolicyError as exc:
+                    raise NetworkPolicyError(
+                        f"the egress policy for bridge {bridge} is not in place ({'; '.join(problems)}) and could "
+                        f"not be restored: {exc}. No sandbox starts until it is: run `python manage.py "
+                        "sandbox_doctor --fix` as root on the Docker host."
+                    ) from exc
+                if remaining := self.policy.problems():
+                    raise NetworkPolicyError(
+                        f"the egress policy for bridge {bridge} was re-applied but is still not in place: "
+                        f"{'; '.join(remaining)}. No sandbox starts until it is."
+                    )
+                self.repairs += 1
+            self._verified_at = self._clock()
+            self._ever_verified = True
+
+
+_guards: dict[tuple[str, NetworkSettings], EgressGuard] = {}
+_guards_lock = threading.Lock()
+
+
+def egress_guard(client: docker.DockerClient, net: NetworkSettings, image: str) -> EgressGuard:
+    """The process-wide guard of one network on one daemon."""
+    key = (str(client.api.base_url), net)
+    with _guards_lock:
+        guard = _guards.get(key)
+        if guard is None:
+            guard = _guards[key] = EgressGuard(EgressPolicy(net, policy_runner(client, image)))
+        return guard

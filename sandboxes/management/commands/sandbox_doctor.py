@@ -9,7 +9,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from sandboxes.docker_runtime import SandboxConfig
 from sandboxes.doctor import run_checks
-from sandboxes.network import apply_egress_policy, ensure_network
+from sandboxes.network import apply_egress_policy, ensure_network, policy_runner
 
 
 class Command(BaseCommand):
@@ -23,9 +23,11 @@ class Command(BaseCommand):
         if options["fix"]:
             config = SandboxConfig.from_settings()
             if config.network_mode == "internet":
-                ensure_network(docker.from_env(), config.network)
-                apply_egress_policy(config.network)
-                self.stdout.write("Network and egress policy applied.")
+                client = docker.from_env()
+                ensure_network(client, config.network)
+                runner = policy_runner(client, config.image)
+                apply_egress_policy(config.network, runner)
+                self.stdout.write(f"Network and egress policy applied in {runner.where}.")
         failed = 0
         for check in run_checks(start_one=not options["quick"]):
             if check.ok and not check.warning:
