@@ -157,6 +157,15 @@ def run_trajectory(*, run: Run, before_seq: int | None = None) -> Trajectory:
     return folder.trajectory(earlier_before=first_seq if more_before else None)
 
 
+def live_replay_after(*, run: Run) -> int:
+    """Where a live page's stream starts: before the latest RUN_PAGE_STEPS steps (0: from the first
+    event). Earlier steps load on demand, so opening a long run does not replay all of it."""
+    size = settings.RUN_PAGE_STEPS
+    starts = RunEvent.objects.filter(run=run, kind="step_started").order_by("-seq")
+    latest_starts = list(starts.values_list("seq", flat=True)[: size + 1])
+    return latest_starts[size - 1] - 1 if len(latest_starts) > size else 0
+
+
 EXPORT_PAGE_EVENTS = 500
 
 

@@ -26,7 +26,12 @@
 
   var startedAt = Date.parse(root.getAttribute("data-started-at")) || Date.now();
   var finishedAt = null;
-  var tokens = 0; // summed from usage events (replayed from the first one)
+  // The stream starts after data-after (0: the first event; later for a long run, whose earlier
+  // steps load on demand). Tokens start from the server's total, which counts the usage
+  // events up to data-usage-seq; later ones are added as they arrive.
+  var replayAfter = Number(root.getAttribute("data-after")) || 0;
+  var usageCountedThrough = replayAfter ? Number(root.getAttribute("data-usage-seq")) || 0 : 0;
+  var tokens = replayAfter ? Number(root.getAttribute("data-tokens")) || 0 : 0;
   var steps = {};
   var calls = {};
   var artifactsLoaded = false;
@@ -239,6 +244,7 @@
         finishCall(p, event.seq);
         break;
       case "usage":
+        if (event.seq <= usageCountedThrough) break;
         tokens += (Number(p.prompt_tokens) || 0) + (Number(p.completion_tokens) || 0);
         tokensEl.textContent = compact(tokens);
         break;
@@ -274,7 +280,7 @@
 
   window.AtelierRunStream.connect({
     url: root.getAttribute("data-ws-url"),
-    after: 0,
+    after: replayAfter,
     onEvent: onEvent,
     onStatus: function (state, detail) {
       var label = CONNECTION_LABELS[state] || state;

@@ -15,7 +15,7 @@ from django.views.decorators.http import require_GET, require_POST
 from creations.access import run_for_viewer_or_404
 from creations.artifacts.display import artifact_displays
 from creations.artifacts.streaming import file_chunks
-from creations.events.trajectory import run_trajectory
+from creations.events.trajectory import live_replay_after, run_trajectory
 from creations.models import Run, RunEvent
 from creations.runs.services import run_cancel
 from creations.web.csp import with_platform_csp
@@ -34,6 +34,7 @@ def run_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "workspace": run.creation.workspace if viewing.is_member else None,
         "can_create": viewing.can_create,
         "trajectory": run_trajectory(run=run, before_seq=_before_seq(request)) if run.is_final else None,
+        "live_after": 0 if run.is_final else live_replay_after(run=run),
         "artifacts": artifact_displays(run.artifacts.all(), user=request.user) if run.is_final else [],
     }
     return render(request, "creations/run_detail.html", context)

@@ -12,7 +12,7 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from creations.models import Artifact, Creation, Run, RunEvent, Visibility
+from creations.models import Artifact, Creation, Run, RunEvent, RunStatus, Visibility
 from tests.support.factories import ArtifactFactory, RunFactory
 from tests.support.fixtures.accounts import Team
 
@@ -113,6 +113,32 @@ def test_a_long_run_shows_its_latest_steps_and_loads_earlier_ones_on_demand(
     assert _shown_steps(earlier) == list(range(241, 271))
     assert "Show earlier steps (1\u2013240)" in earlier
     assert "echo step-241" in earlier
+
+
+def test_the_live_page_of_a_long_run_streams_only_its_latest_steps(team: Team, client: Client, settings: Any) -> None:
+    """Opening a run of 300 steps replays 30 of them over the websocket, not all 1,200 events."""
+    settings.RUN_PAGE_STEPS = 30
+    run = RunFactory.create(status=RunStatus.RUNNING, creation__workspace=team.workspace, creation__author=team.owner)
+    _steps(run, 300)
+    Run.objects.filter(pk=run.pk).update(last_seq=RunEvent.objects.filter(run=run).count(), prompt_tokens=1234)
+    client.force_login(team.member)
+    page = client.get(reverse("run_detail", args=[run.pk])).content.decode()
+
+    after = int(re.search(r'data-after="(\d+)"', page).group(1))  # type: ignore[union-attr]
+    first_live = RunEvent.objects.get(run=run, seq=after + 1)
+    assert (first_live.kind, first_live.payload["step"]) == ("step_started", 271)
+    assert 'data-tokens="1234"' in page  # the tokens of the steps not replayed are counted already
+    earlier = client.get(reverse("run_steps", args=[run.pk]) + f"?before={after + 1}").content.decode()
+    assert _shown_steps(earlier) == list(range(241, 271))
+
+
+def test_a_short_live_run_streams_from_its_first_event(team: Team, client: Client) -> None:
+    run = RunFactory.create(status=RunStatus.RUNNING, creation__workspace=team.workspace, creation__author=team.owner)
+    _steps(run, 3)
+    client.force_login(team.member)
+    page = client.get(reverse("run_detail", args=[run.pk])).content.decode()
+    assert 'data-after="0"' in page
+    assert "Show earlier steps" not in page
 
 
 def test_a_short_run_shows_every_step_and_no_earlier_control(team: Team, client: Client) -> None:
