@@ -8,7 +8,8 @@ default marker images as data URIs, so the page is one self-contained file:
     python -m offline_map page.html -o /testbed/output/map.html
 
 or from Python: `from offline_map import inline_leaflet; html = inline_leaflet(html)`.
-Map tiles still come from the tile server when the viewer is online.
+Tiles from a tile server never load in the gallery: an artifact page may fetch nothing
+from another host (it could send its own signed URL along), so draw maps offline.
 """
 
 from __future__ import annotations
