@@ -73,7 +73,8 @@ done
 cd /testbed 2>/dev/null
 # tee is started in the background of the process substitution, so it is not
 # the shell's child: a plain `wait` (as in `a & b & wait`) must not wait for it.
-exec > >({ tee -a @OUTPUT_LOG@ & } 0<&0) 2>&1
+# Its pid is noted: it is in the shell's process group, and a sweep after a command must spare it.
+exec > >({ tee -a @OUTPUT_LOG@ & echo $! >@STATE_DIR@/tee; } 0<&0) 2>&1
 wait $! 2>/dev/null
 # Hard limits (the agent cannot raise them again): the rest is the worker's reserve.
 ulimit -u @NPROC@ 2>/dev/null
@@ -116,7 +117,7 @@ printf '\036__ATL_READY:%s:%s\n' "$$" "$__atl_n"
 """
 
 # Kills, from a second exec, the processes of the shell's session ($shell)
-# that started at or after $t0 (in clock ticks since boot): by process group,
+# that started at or after $t0 (in clock ticks since boot), except $spare: by process group,
 # or alone when one shares the shell's group (a command substitution). A fork
 # bomb forks while it is being killed, so groups are stopped first and the
 # sweep repeats until nothing is left. Builtins only: it starts no process,
@@ -128,7 +129,7 @@ for (( round = 0; round < 30; round++ )); do
     read -r s 2>/dev/null <"$p/stat" || continue
     r=${s##*) }
     set -- $r
-    [ "$4" = "$shell" ] && [ "$1" != Z ] && [ "${20}" -ge "$t0" ] || continue
+    [ "$4" = "$shell" ] && [ "$1" != Z ] && [ "${20}" -ge "$t0" ] && [ "${p#/proc/}" != "$spare" ] || continue
     found=1
     # An exiting process can show group 0, and `kill -- -0` would hit this script's own group.
     if [ "$3" = "$shell" ] || [ "$3" -le 1 ] || [ "$3" = "$$" ]; then
@@ -151,6 +152,7 @@ _KILLER = (
     rf"""
 shell=$1
 read -r t0 2>/dev/null <{STATE_DIR}/t0 || t0=0
+read -r spare 2>/dev/null <{STATE_DIR}/tee || spare=""
 t0=$(( 10#$t0 - 10 ))  # uptime and process start times round differently: 100 ms slack
 [ "$2" = after ] || kill -USR1 "$shell" 2>/dev/null
 """
@@ -161,7 +163,7 @@ t0=$(( 10#$t0 - 10 ))  # uptime and process start times round differently: 100 m
 # Before a new shell replaces the old one: everything of the old shell's
 # session goes (jobs reparented to init included), so that its processes
 # cannot hold the sandbox's process slots.
-_KILL_SHELL = 'shell=$1\nt0=0\nkill -KILL "$shell" 2>/dev/null\n' + _SWEEP + "exit 0\n"
+_KILL_SHELL = 'shell=$1\nt0=0\nspare=""\nkill -KILL "$shell" 2>/dev/null\n' + _SWEEP + "exit 0\n"
 
 # What an allocation failure prints: Python, C (strerror ENOMEM), C++, bash, GNU tools, numpy.
 _OUT_OF_MEMORY = re.compile(
