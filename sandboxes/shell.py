@@ -55,9 +55,6 @@ _MAX_KILL_ROUNDS = 3
 # while a command is silent, check this often that the container still runs.
 _LIVENESS_SECONDS = 1.0
 _RESTART_PAUSE_SECONDS = 1.0
-# A command that ends with the sandbox this close to the process limit (a fork bomb, thousands of
-# background jobs) leaves no room to run anything: what it started is stopped.
-_PROCESS_HEADROOM = 8
 _MAX_MARKER_LINE = 200  # characters of an end line after its marker: more is not one of ours
 
 # Formatted with the ShellLimits by _bootstrap().
@@ -76,6 +73,7 @@ cd /testbed 2>/dev/null
 # Its pid is noted: it is in the shell's process group, and a sweep after a command must spare it.
 exec > >({ tee -a @OUTPUT_LOG@ & echo $! >@STATE_DIR@/tee; } 0<&0) 2>&1
 wait $! 2>/dev/null
+read -r __atl_tee 2>/dev/null <@STATE_DIR@/tee
 # Hard limits (the agent cannot raise them again): the rest is the worker's reserve.
 ulimit -u @NPROC@ 2>/dev/null
 ulimit -v @MEMORY_KB@ 2>/dev/null
@@ -96,13 +94,28 @@ __atl_mem() {
 }
 __atl_exec() {
   read -r __atl_up _ </proc/uptime
-  printf '%s\n' "${__atl_up/./}" >@STATE_DIR@/t0 2>/dev/null
+  __atl_since=${__atl_t0:-0}
+  __atl_t0=${__atl_up/./}
+  printf '%s\n' "$__atl_t0" >@STATE_DIR@/t0 2>/dev/null
   : >@OUTPUT_LOG@ 2>/dev/null
+  # Near the process limit (say a fork bomb left running), this command could not even start.
+  __atl_count
+  (( __atl_n >= @CROWDED@ )) && __atl_sweep "$__atl_since" "before this command"
   __atl_mem
   __atl_run
   __atl_rc=$?
+  ulimit -S -v @MEMORY_KB@ 2>/dev/null  # the command's bound, not the shell's own between commands
   __atl_count
+  (( __atl_n >= @CROWDED@ )) && __atl_sweep "$__atl_t0" "the command" && __atl_count
   printf '\n\036__ATL_%s:%s:%s\n' "$1" "$__atl_rc" "$__atl_n"
+}
+# The shell itself stops what its session started since $1 (uptime in hundredths): it needs
+# no process for it, so it works when no process can be started.
+__atl_sweep() {
+  local shell=$$ t0=$(( 10#$1 - 10 )) spare=$__atl_tee what=$2 round found p s r
+  @SWEEP@
+  printf '\n[The sandbox was at its process limit (%s processes, a fork bomb?): ' "$__atl_n"
+  printf 'the processes started since %s began were stopped.]\n' "$what"
 }
 # How many processes the sandbox has (-1: cannot tell, say the agent turned globbing off).
 __atl_count() { __atl_p=(/proc/[0-9]*); if [ -e "$__atl_p" ]; then __atl_n=${#__atl_p[@]}; else __atl_n=-1; fi; }
@@ -123,13 +136,15 @@ printf '\036__ATL_READY:%s:%s\n' "$$" "$__atl_n"
 # sweep repeats until nothing is left. Builtins only: it starts no process,
 # so it works when no process can be started.
 _SWEEP = r"""
-for (( round = 0; round < 30; round++ )); do
+quiet=0
+for (( round = 0; round < 100 && quiet < 3; round++ )); do
   found=0
   for p in /proc/[0-9]*; do
     read -r s 2>/dev/null <"$p/stat" || continue
     r=${s##*) }
     set -- $r
-    [ "$4" = "$shell" ] && [ "$1" != Z ] && [ "${20}" -ge "$t0" ] && [ "${p#/proc/}" != "$spare" ] || continue
+    [ "$4" = "$shell" ] && [ "$1" != Z ] && [ "${20}" -ge "$t0" ] || continue
+    [ "${p#/proc/}" != "$spare" ] && [ "${p#/proc/}" != "$shell" ] || continue
     found=1
     # An exiting process can show group 0, and `kill -- -0` would hit this script's own group.
     if [ "$3" = "$shell" ] || [ "$3" -le 1 ] || [ "$3" = "$$" ]; then
@@ -139,12 +154,17 @@ for (( round = 0; round < 30; round++ )); do
       kill -KILL -- "-$3" 2>/dev/null
     fi
   done
-  [ "$found" = 1 ] || break
+  if [ "$found" = 1 ]; then quiet=0; continue; fi
+  # A process being forked during a sweep shows up only later: look again a little after.
+  (( quiet++ ))
+  read -r s _ </proc/uptime
+  s=$(( 10#${s/./} + 5 ))
+  while read -r r _ </proc/uptime && (( 10#${r/./} < s )); do :; done
 done
 """
 
-# On timeout (or too much output): tell the shell to abandon the command
-# (unless $2 is "after": it has ended), then kill what the command started:
+# On timeout (or too much output): tell the shell to abandon the command,
+# then kill what the command started:
 # its jobs, their children, and orphans whose parent already exited. Earlier
 # background jobs survive; the clock comparison has 100 ms slack, so a job
 # started within 100 ms before the command may not.
@@ -154,7 +174,7 @@ shell=$1
 read -r t0 2>/dev/null <{STATE_DIR}/t0 || t0=0
 read -r spare 2>/dev/null <{STATE_DIR}/tee || spare=""
 t0=$(( 10#$t0 - 10 ))  # uptime and process start times round differently: 100 ms slack
-[ "$2" = after ] || kill -USR1 "$shell" 2>/dev/null
+kill -USR1 "$shell" 2>/dev/null
 """
     + _SWEEP
     + "exit 0\n"
@@ -181,6 +201,8 @@ def _bootstrap(limits: ShellLimits) -> str:
         "NPROC": str(limits.nproc) if limits.nproc else "unlimited",
         "MEMORY_KB": str(limits.memory_kb) if limits.memory_kb else "unlimited",
         "RESERVE_KB": str(limits.memory_reserve_kb),
+        "CROWDED": str(limits.nproc * 3 // 4) if limits.nproc else "1000000000",
+        "SWEEP": _SWEEP,
     }
     return re.sub(r"@([A-Z_]+)@", lambda match: values[match.group(1)], _BOOTSTRAP)
 
@@ -424,13 +446,6 @@ class PersistentShell:
             )
         elif not (timed_out or shell_died) and _ran_out_of_memory(framer.status, collector):
             output += self._out_of_memory_note()
-        if not (timed_out or shell_died) and self._at_process_limit(framer.processes):
-            self._kill_foreground(ended=True)
-            output += (
-                f"\n[The command left {framer.processes} processes running, about as many as this sandbox "
-                "allows (a fork bomb?), so nothing else could start: every process it started was stopped.]"
-            )
-            framer.processes = None  # unknown now: not idle
         if timed_out and not shell_died:
             output += (
                 f"\n[The command timed out after {timeout:g} s and was stopped. "
@@ -462,11 +477,6 @@ class PersistentShell:
             full_output_path=saved_path,
         )
 
-    def _at_process_limit(self, processes: int | None) -> bool:
-        return (
-            bool(self._limits.nproc) and processes is not None and processes >= self._limits.nproc - _PROCESS_HEADROOM
-        )
-
     def _out_of_memory_note(self) -> str:
         if not self._limits.memory_kb:
             return "\n[The command ran out of memory (or was killed). The shell is still running.]"
@@ -484,9 +494,9 @@ class PersistentShell:
         except Exception:  # the engine cannot tell: assume alive, the timeout still applies
             return True
 
-    def _kill_foreground(self, *, ended: bool = False) -> None:
-        """Kill what the current command started (`ended`: the command is over, only its leftovers)."""
-        self._run_helper(["bash", "-c", _KILLER, "killer", self._pid, "after" if ended else "during"])
+    def _kill_foreground(self) -> None:
+        """Kill what the current command started."""
+        self._run_helper(["bash", "-c", _KILLER, "killer", self._pid])
 
     def _run_helper(self, argv: list[str]) -> None:
         if not self._pid:
