@@ -214,6 +214,8 @@ SANDBOX_COMMAND_TIMEOUT = env.float(
 SANDBOX_OUTPUT_LIMIT = env.int("SANDBOX_OUTPUT_LIMIT", default=16_000, validate=Range(min=1000))  # chars the model sees
 # Characters of a command's output streamed live (the rest is still saved in the sandbox).
 SANDBOX_STREAM_LIMIT = env.int("SANDBOX_STREAM_LIMIT", default=1_000_000, validate=Range(min=1000))
+# Bytes a command may print before it is stopped (the worker reads no more; the model sees head and tail).
+SANDBOX_OUTPUT_MAX_BYTES = env.int("SANDBOX_OUTPUT_MAX_BYTES", default=128 * 1024 * 1024, validate=Range(min=1 << 20))
 SANDBOX_COPY_IN_MAX_BYTES = env.int("SANDBOX_COPY_IN_MAX_BYTES", default=200 * 1024 * 1024, validate=Range(min=1))
 SANDBOX_COPY_OUT_MAX_BYTES = env.int("SANDBOX_COPY_OUT_MAX_BYTES", default=500 * 1024 * 1024, validate=Range(min=1))
 SANDBOX_COPY_OUT_MAX_FILES = env.int("SANDBOX_COPY_OUT_MAX_FILES", default=1000, validate=Range(min=1))

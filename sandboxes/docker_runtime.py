@@ -22,11 +22,14 @@ from sandboxes.freezer import Freezer
 from sandboxes.image import sandbox_image_tag
 from sandboxes.network import NetworkPolicyError, NetworkSettings, egress_guard, ensure_network
 from sandboxes.runtime import CommandResult, CopyOutReport, OutputCallback
-from sandboxes.shell import PersistentShell, ShellLimits, ShellUnavailable
+from sandboxes.shell import STATE_DIR, PersistentShell, ShellLimits, ShellUnavailable
 
 logger = logging.getLogger(__name__)
 EXIT_STATE_SETTLE_SECONDS = 5.0  # how long to wait for Docker to record a sandbox's end
 STOP_WAIT_SECONDS = 30.0  # how long a second stop() waits for the first to remove the container
+# exec() runs helpers whose replies are small (the editor's is JSON of at most 16,000
+# characters): reading stops past this, so nothing in the sandbox can fill the worker's memory.
+EXEC_OUTPUT_MAX_BYTES = 1024 * 1024
 
 LABEL_SANDBOX = "atelier.sandbox"
 LABEL_RUN_ID = "atelier.run_id"
@@ -38,6 +41,10 @@ NAME_PREFIX = "atelier-"
 
 class SandboxError(RuntimeError):
     """A sandbox could not be started or used; the message says why."""
+
+
+class ExecOutputTooLarge(SandboxError):
+    """A helper run with exec() printed more than EXEC_OUTPUT_MAX_BYTES."""
 
 
 @dataclass(frozen=True)
@@ -64,6 +71,7 @@ class SandboxConfig:
     copy_out_max_bytes: int
     copy_out_max_files: int
     freeze_idle: bool = False
+    output_max_bytes: int = 128 * 1024 * 1024
 
     @classmethod
     def from_settings(cls) -> SandboxConfig:
@@ -96,7 +104,39 @@ class SandboxConfig:
             copy_out_max_bytes=s.SANDBOX_COPY_OUT_MAX_BYTES,
             copy_out_max_files=s.SANDBOX_COPY_OUT_MAX_FILES,
             freeze_idle=s.SANDBOX_FREEZE_IDLE,
+            output_max_bytes=s.SANDBOX_OUTPUT_MAX_BYTES,
         )
+
+    def shell_limits(self) -> ShellLimits:
+        """What each command in the shell may use, below the sandbox's own limits.
+
+        gVisor kills the whole sandbox when its memory limit is reached, and a
+        sandbox whose process slots are all taken cannot even start the helper
+        that stops a command: so commands get less than the sandbox, and the
+        rest stays for the shell and the worker's helpers."""
+        memory = parse_size(self.memory)
+        reserve = max(48 * 1024 * 1024, memory // 8)
+        return ShellLimits(
+            output_limit=self.output_limit,
+            stream_limit=self.stream_limit,
+            output_max_bytes=self.output_max_bytes,
+            memory_kb=max(memory - reserve, 64 * 1024 * 1024) // 1024,
+            memory_reserve_kb=reserve // 1024,
+            nproc=self.nproc - max(4, self.nproc // 8),
+        )
+
+
+_SIZE_UNITS = {"": 1, "b": 1, "k": 1024, "m": 1024**2, "g": 1024**3, "t": 1024**4}
+
+
+def parse_size(text: str) -> int:
+    """Bytes in a Docker size such as "2g", "512m" or "1048576"."""
+    value = text.strip().lower()
+    unit = value[-1:] if value[-1:].isalpha() else ""
+    number = value[: len(value) - len(unit)]
+    if unit not in _SIZE_UNITS or not number.replace(".", "", 1).isdigit():
+        raise ValueError(f"not a size: {text!r}")
+    return int(float(number) * _SIZE_UNITS[unit])
 
 
 _unfreezable_logged = threading.Event()
@@ -152,6 +192,10 @@ def container_options(config: SandboxConfig, labels: Mapping[str, str], network:
             "/tmp": _tmpfs(config.tmp_size, "1777", owned=False),  # noqa: S108 - inside the sandbox
             "/home/agent": _tmpfs(config.home_size, "0755", owned=True),
             "/testbed": _tmpfs(config.testbed_size, "0755", owned=True),  # bounded; docker cp can't reach it
+            # The shell's own state and output log, apart from the agent's /tmp: a command that fills
+            # /tmp must not break the shell. Room for one command's whole output (the shell stops a
+            # command past output_max_bytes) and what is in flight when it does.
+            STATE_DIR: _tmpfs(f"{config.output_max_bytes // (1024 * 1024) + 32}m", "0700", owned=True),
         },
         "labels": {LABEL_SANDBOX: "1", **labels},
         "hostname": "sandbox",
@@ -208,9 +252,7 @@ class DockerSandbox:
         self.config = config
         self.labels = labels
         self.started_at = time.time()
-        self._shell = PersistentShell(
-            self._api, container_id, ShellLimits(output_limit=config.output_limit, stream_limit=config.stream_limit)
-        )
+        self._shell = PersistentShell(self._api, container_id, config.shell_limits())
         self._lock = threading.Lock()  # one command at a time in the shell
         self._stopped = False
         self._removed = threading.Event()
@@ -294,6 +336,8 @@ class DockerSandbox:
                     return _unavailable(f"The sandbox stopped ({reason}); no command can run.", started)
 
     def exec(self, argv: list[str], *, stdin: bytes | None = None, timeout: float = 60) -> tuple[int, bytes]:
+        """Run a helper outside the shell. Its output is read up to EXEC_OUTPUT_MAX_BYTES:
+        past that, ExecOutputTooLarge (and the connection is closed, which ends the helper's output)."""
         output = bytearray()
         with self._in_use():
             conn = ExecConnection.open(self._api, self.container_id, argv, stdin=stdin is not None)
@@ -303,6 +347,10 @@ class DockerSandbox:
                     conn.close_stdin()
                 for _, payload in conn.frames(time.monotonic() + timeout):
                     output += payload
+                    if len(output) > EXEC_OUTPUT_MAX_BYTES:
+                        raise ExecOutputTooLarge(
+                            f"{argv[0]} printed more than {EXEC_OUTPUT_MAX_BYTES} bytes; its output was not read"
+                        )
             finally:
                 conn.close()
         code = conn.exit_code()

@@ -3,8 +3,16 @@
 The edit runs inside the sandbox (a short Python program reading one JSON
 request on stdin), so it sees exactly the files the shell sees, as the
 sandbox user, and never touches the worker's filesystem. Undo history lives in
-the sandbox too (/tmp/.atelier/undo), so it is per sandbox by construction.
+the sandbox too (/tmp/.atelier-undo), so it is per sandbox by construction.
 Every failure is returned as a result the model reads; nothing raises.
+
+The agent can write files anywhere it works, so the helper must not pick up
+any of them: the image's Python by absolute path (on the read-only root),
+isolated (`-I`: no current or script directory on sys.path, no user site, no
+PYTHON* variables), without site-packages (`-S`: only the standard library),
+from `/`. It reads only regular files of bounded size (a FIFO would block it,
+/dev/zero would fill the sandbox's memory), and the worker reads a bounded
+reply (`DockerSandbox.exec`).
 """
 
 from __future__ import annotations
@@ -18,6 +26,8 @@ from sandboxes.runtime import Sandbox
 COMMANDS = ("view", "create", "str_replace", "insert", "undo_edit")
 MAX_OUTPUT_CHARS = 16_000
 MAX_FILE_TEXT_BYTES = 10 * 1024 * 1024
+MAX_READ_BYTES = 64 * 1024 * 1024  # larger files are for execute_bash (sed -n, head, grep)
+PYTHON = "/opt/venv/bin/python3"  # the venv's link to the image's python3, on the read-only root
 
 
 @dataclass(frozen=True)
@@ -26,11 +36,13 @@ class EditorResult:
     is_error: bool = False
 
 
-# Runs in the sandbox with the image's python3. Kept dependency-free.
+# Runs in the sandbox with the image's python3 (isolated, see above). Standard library only.
 _HELPER = r"""
-import hashlib, json, os, subprocess, sys
-UNDO = "/tmp/.atelier/undo"
+import hashlib, json, os, stat, subprocess, sys
+os.chdir("/")
+UNDO = "/tmp/.atelier-undo"
 LIMIT = int(sys.argv[1])
+MAX_READ = int(sys.argv[2])
 
 def fail(message):
     print(json.dumps({"output": message, "is_error": True})); sys.exit(0)
@@ -45,8 +57,19 @@ def numbered(text, first=1):
 
 def read(path):
     try:
+        info = os.stat(path)
+    except OSError as e:
+        fail(f"Cannot read {path}: {e.strerror}")
+    if stat.S_ISDIR(info.st_mode):
+        fail(f"{path} is a directory.")
+    if not stat.S_ISREG(info.st_mode):
+        fail(f"{path} is not a regular file (a device, FIFO or socket); inspect it with execute_bash instead.")
+    if info.st_size > MAX_READ:
+        fail(f"{path} is {info.st_size} bytes, too large for the editor; inspect it with execute_bash "
+             "(for example sed -n '1,100p', head, grep).")
+    try:
         with open(path, "rb") as f:
-            data = f.read()
+            data = f.read(MAX_READ + 1)
     except IsADirectoryError:
         fail(f"{path} is a directory.")
     except PermissionError:
@@ -70,10 +93,13 @@ def undo_dir(path):
 
 def push_undo(path, text):
     d = undo_dir(path)
-    os.makedirs(d, exist_ok=True)
-    n = len(os.listdir(d))
-    with open(os.path.join(d, f"{n:06}"), "w", encoding="utf-8") as f:
-        f.write(text)
+    try:
+        os.makedirs(d, exist_ok=True)
+        n = len(os.listdir(d))
+        with open(os.path.join(d, f"{n:06}"), "w", encoding="utf-8") as f:
+            f.write(text)
+    except OSError as e:
+        fail(f"No change was made: cannot keep the undo copy of {path} in {UNDO}: {e.strerror}")
 
 def snippet(text, line, before=4, after=4):
     lines = text.split("\n")
@@ -89,7 +115,7 @@ path = os.path.normpath(path)
 
 if cmd == "view":
     if os.path.isdir(path):
-        r = subprocess.run(["find", path, "-maxdepth", "2", "-not", "-path", "*/.*"],
+        r = subprocess.run(["/usr/bin/find", path, "-maxdepth", "2", "-not", "-path", "*/.*"],
                            capture_output=True, text=True, errors="replace")
         listing = "\n".join(sorted(r.stdout.splitlines()))
         done(f"Files and directories up to 2 levels deep in {path}, hidden items excluded:\n{listing}")
@@ -245,7 +271,8 @@ def str_replace_editor(
     }
     try:
         payload = json.dumps(request).encode("utf-8", "surrogatepass")
-        code, output = sandbox.exec(["python3", "-c", _HELPER, str(MAX_OUTPUT_CHARS)], stdin=payload, timeout=60)
+        argv = [PYTHON, "-I", "-S", "-c", _HELPER, str(MAX_OUTPUT_CHARS), str(MAX_READ_BYTES)]
+        code, output = sandbox.exec(argv, stdin=payload, timeout=60)
     except Exception as exc:
         return _error(f"The editor could not run in the sandbox: {exc}")
     text = output.decode("utf-8", "replace").strip()

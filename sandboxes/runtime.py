@@ -23,6 +23,7 @@ class CommandResult:
     output: str  # what the model sees: truncated (head + tail + note) past the limit
     duration: float  # seconds
     timed_out: bool = False
+    output_clipped: bool = False  # stopped for printing more than the shell reads per command
     shell_restarted: bool = False  # the shell died and a fresh one was started
     full_output_path: str | None = None  # in-sandbox path of the whole output, when truncated
     sandbox_died: bool = False  # the sandbox itself is gone (OOM-killed, stopped): no command can run

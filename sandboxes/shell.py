@@ -12,13 +12,24 @@ exit code. Costs per command: no process start, a few bytes each way.
 - The shell's output passes through one `tee` into a log, so when a command
   prints more than the model should read, its whole output can be saved to a
   file in the sandbox without the worker ever holding it.
-- On the worker side only a head and a tail of the output stay in memory.
+- On the worker side only a head and a tail of the output stay in memory, and
+  a command that prints more than `output_max_bytes` is stopped: the worker
+  never reads an unbounded stream.
+- The sandbox must survive what its commands do. gVisor kills the whole
+  sandbox when its memory limit is reached, so before each command the shell
+  lowers its own address-space limit (inherited by the command) to the memory
+  still free minus a reserve (tmpfs files count as memory); a process past it
+  gets an allocation error instead. The shell's process limit sits below the
+  sandbox's, so after a fork bomb the worker can still start the helper that
+  kills it and a new shell. The state and the output log live on their own
+  small tmpfs (the agent filling /tmp cannot break them).
 """
 
 from __future__ import annotations
 
 import codecs
 import logging
+import re
 import secrets
 import time
 from dataclasses import dataclass
@@ -43,68 +54,167 @@ _MAX_KILL_ROUNDS = 3
 # A killed sandbox (OOM, stopped from outside) can leave the exec's socket open:
 # while a command is silent, check this often that the container still runs.
 _LIVENESS_SECONDS = 1.0
+_RESTART_PAUSE_SECONDS = 1.0
+_MAX_MARKER_LINE = 200  # characters of an end line after its marker: more is not one of ours
 
-_BOOTSTRAP = rf"""
+# Formatted with the ShellLimits by _bootstrap().
+_BOOTSTRAP = r"""
 exec 2>&1
 set -m
 shopt -s expand_aliases
 alias declare='declare -g' typeset='typeset -g'
-[ -d {SKELETON} ] && cp -rn {SKELETON}/. / 2>/dev/null
-for __atl_d in {STATE_DIR} {SAVED_OUTPUT_DIR} /testbed/input /testbed/output; do
-  [ -d "$__atl_d" ] || {{ mkdir -p {STATE_DIR} {SAVED_OUTPUT_DIR} /testbed/input /testbed/output 2>/dev/null; break; }}
+[ -d @SKELETON@ ] && cp -rn @SKELETON@/. / 2>/dev/null
+for __atl_d in @STATE_DIR@ @SAVED_OUTPUT_DIR@ /testbed/input /testbed/output; do
+  [ -d "$__atl_d" ] || { mkdir -p @STATE_DIR@ @SAVED_OUTPUT_DIR@ /testbed/input /testbed/output 2>/dev/null; break; }
 done
 cd /testbed 2>/dev/null
 # tee is started in the background of the process substitution, so it is not
 # the shell's child: a plain `wait` (as in `a & b & wait`) must not wait for it.
-exec > >({{ tee -a {OUTPUT_LOG} & }} 0<&0) 2>&1
+# Its pid is noted: it is in the shell's process group, and a sweep after a command must spare it.
+exec > >({ tee -a @OUTPUT_LOG@ & echo $! >@STATE_DIR@/tee; } 0<&0) 2>&1
 wait $! 2>/dev/null
+read -r __atl_tee 2>/dev/null <@STATE_DIR@/tee
+# Hard limits (the agent cannot raise them again): the rest is the worker's reserve.
+ulimit -u @NPROC@ 2>/dev/null
+ulimit -v @MEMORY_KB@ 2>/dev/null
 trap 'return 130 2>/dev/null' USR1
-__atl_run() {{ eval "$__atl_cmd" </dev/null; }}
-__atl_exec() {{
+__atl_run() { eval "$__atl_cmd" </dev/null; }
+# Each command may map at most the memory still free (files on the tmpfs mounts use it too)
+# minus the reserve: past it, an allocation fails in the command, not the sandbox.
+__atl_mem() {
+  __atl_kb=@MEMORY_KB@
+  while read -r __atl_k __atl_v _; do
+    if [ "$__atl_k" = MemAvailable: ]; then
+      (( __atl_v - @RESERVE_KB@ < __atl_kb )) && __atl_kb=$(( __atl_v - @RESERVE_KB@ ))
+      break
+    fi
+  done </proc/meminfo 2>/dev/null
+  (( __atl_kb < 32768 )) && __atl_kb=32768
+  ulimit -S -v "$__atl_kb" 2>/dev/null
+}
+__atl_exec() {
   read -r __atl_up _ </proc/uptime
-  printf '%s\n' "${{__atl_up/./}}" >{STATE_DIR}/t0
-  : >{OUTPUT_LOG}
+  __atl_since=${__atl_t0:-0}
+  __atl_t0=${__atl_up/./}
+  printf '%s\n' "$__atl_t0" >@STATE_DIR@/t0 2>/dev/null
+  : >@OUTPUT_LOG@ 2>/dev/null
+  # Near the process limit (say a fork bomb left running), this command could not even start.
+  __atl_count
+  (( __atl_n >= @CROWDED@ )) && __atl_sweep "$__atl_since" "before this command"
+  __atl_mem
   __atl_run
   __atl_rc=$?
+  ulimit -S -v @MEMORY_KB@ 2>/dev/null  # the command's bound, not the shell's own between commands
   __atl_count
+  (( __atl_n >= @CROWDED@ )) && __atl_sweep "$__atl_t0" "the command" && __atl_count
   printf '\n\036__ATL_%s:%s:%s\n' "$1" "$__atl_rc" "$__atl_n"
-}}
+}
+# The shell itself stops what its session started since $1 (uptime in hundredths): it needs
+# no process for it, so it works when no process can be started.
+__atl_sweep() {
+  local shell=$$ t0=$(( 10#$1 - 10 )) spare=$__atl_tee what=$2 round found p s r
+  @SWEEP@
+  printf '\n[The sandbox was at its process limit (%s processes, a fork bomb?): ' "$__atl_n"
+  printf 'the processes started since %s began were stopped.]\n' "$what"
+}
 # How many processes the sandbox has (-1: cannot tell, say the agent turned globbing off).
-__atl_count() {{ __atl_p=(/proc/[0-9]*); if [ -e "$__atl_p" ]; then __atl_n=${{#__atl_p[@]}}; else __atl_n=-1; fi; }}
-__atl_save() {{
-  grep -av $'^\036__ATL_' {OUTPUT_LOG} | sed '${{/^$/d}}' >"$1" 2>/dev/null
-  printf '\n\036__ATL_%s:%s\n' "$2" "$?"
-}}
+__atl_count() { __atl_p=(/proc/[0-9]*); if [ -e "$__atl_p" ]; then __atl_n=${#__atl_p[@]}; else __atl_n=-1; fi; }
+__atl_save() {
+  grep -av $'^\036__ATL_' @OUTPUT_LOG@ | sed '${/^$/d}' >"$1" 2>/dev/null
+  __atl_rc=$?
+  [ "$__atl_rc" = 0 ] || rm -f "$1" 2>/dev/null
+  printf '\n\036__ATL_%s:%s\n' "$2" "$__atl_rc"
+}
 __atl_count
 printf '\036__ATL_READY:%s:%s\n' "$$" "$__atl_n"
 """
 
-# Run from a second exec on timeout: tell the shell to abandon the command,
-# then kill the process groups of the shell's children started since the
-# command began (earlier background jobs survive; the clock comparison has
-# 100 ms slack, so a job started within 100 ms before the command may not).
-_KILLER = rf"""
+# Kills, from a second exec, the processes of the shell's session ($shell)
+# that started at or after $t0 (in clock ticks since boot), except $spare: by process group,
+# or alone when one shares the shell's group (a command substitution). A fork
+# bomb forks while it is being killed, so groups are stopped first and the
+# sweep repeats until nothing is left. Builtins only: it starts no process,
+# so it works when no process can be started.
+_SWEEP = r"""
+quiet=0
+for (( round = 0; round < 100 && quiet < 3; round++ )); do
+  found=0
+  for p in /proc/[0-9]*; do
+    read -r s 2>/dev/null <"$p/stat" || continue
+    r=${s##*) }
+    set -- $r
+    [ "$4" = "$shell" ] && [ "$1" != Z ] && [ "${20}" -ge "$t0" ] || continue
+    [ "${p#/proc/}" != "$spare" ] && [ "${p#/proc/}" != "$shell" ] || continue
+    found=1
+    # An exiting process can show group 0, and `kill -- -0` would hit this script's own group.
+    if [ "$3" = "$shell" ] || [ "$3" -le 1 ] || [ "$3" = "$$" ]; then
+      kill -KILL "${p#/proc/}" 2>/dev/null
+    else
+      kill -STOP -- "-$3" 2>/dev/null
+      kill -KILL -- "-$3" 2>/dev/null
+    fi
+  done
+  if [ "$found" = 1 ]; then quiet=0; continue; fi
+  # A process being forked during a sweep shows up only later: look again a little after.
+  (( quiet++ ))
+  read -r s _ </proc/uptime
+  s=$(( 10#${s/./} + 5 ))
+  while read -r r _ </proc/uptime && (( 10#${r/./} < s )); do :; done
+done
+"""
+
+# On timeout (or too much output): tell the shell to abandon the command,
+# then kill what the command started:
+# its jobs, their children, and orphans whose parent already exited. Earlier
+# background jobs survive; the clock comparison has 100 ms slack, so a job
+# started within 100 ms before the command may not.
+_KILLER = (
+    rf"""
 shell=$1
-read -r t0 < {STATE_DIR}/t0 || t0=0
+read -r t0 2>/dev/null <{STATE_DIR}/t0 || t0=0
+read -r spare 2>/dev/null <{STATE_DIR}/tee || spare=""
 t0=$(( 10#$t0 - 10 ))  # uptime and process start times round differently: 100 ms slack
 kill -USR1 "$shell" 2>/dev/null
-for p in /proc/[0-9]*; do
-  s=$(< "$p/stat") 2>/dev/null || continue
-  r=${{s##*) }}
-  set -- $r
-  [ "$2" = "$shell" ] || continue
-  [ "${{20}}" -ge "$t0" ] || continue
-  [ "$3" != "$shell" ] || continue
-  kill -KILL -- "-$3" 2>/dev/null
-done
-exit 0
 """
+    + _SWEEP
+    + "exit 0\n"
+)
+
+# Before a new shell replaces the old one: everything of the old shell's
+# session goes (jobs reparented to init included), so that its processes
+# cannot hold the sandbox's process slots.
+_KILL_SHELL = 'shell=$1\nt0=0\nspare=""\nkill -KILL "$shell" 2>/dev/null\n' + _SWEEP + "exit 0\n"
+
+# What an allocation failure prints: Python, C (strerror ENOMEM), C++, bash, GNU tools, numpy.
+_OUT_OF_MEMORY = re.compile(
+    r"MemoryError|Cannot allocate memory|bad_alloc|out of memory|memory exhausted|cannot allocate", re.IGNORECASE
+)
+_SIGKILL_EXIT = 137
+
+
+def _bootstrap(limits: ShellLimits) -> str:
+    values = {
+        "SKELETON": SKELETON,
+        "STATE_DIR": STATE_DIR,
+        "SAVED_OUTPUT_DIR": SAVED_OUTPUT_DIR,
+        "OUTPUT_LOG": OUTPUT_LOG,
+        "NPROC": str(limits.nproc) if limits.nproc else "unlimited",
+        "MEMORY_KB": str(limits.memory_kb) if limits.memory_kb else "unlimited",
+        "RESERVE_KB": str(limits.memory_reserve_kb),
+        "CROWDED": str(limits.nproc * 3 // 4) if limits.nproc else "1000000000",
+        "SWEEP": _SWEEP,
+    }
+    return re.sub(r"@([A-Z_]+)@", lambda match: values[match.group(1)], _BOOTSTRAP)
 
 
 @dataclass(frozen=True)
 class ShellLimits:
     output_limit: int  # characters the model sees
     stream_limit: int  # characters streamed to the callback per command
+    output_max_bytes: int = 128 * 1024 * 1024  # bytes a command may print before it is stopped
+    memory_kb: int = 0  # address space a command may map at most (0: no limit)
+    memory_reserve_kb: int = 0  # kept free of the sandbox's memory when a command starts
+    nproc: int = 0  # processes (the sandbox's, under gVisor) the shell and its commands may have (0: no limit)
 
 
 class ShellUnavailable(RuntimeError):
@@ -134,11 +244,13 @@ class OutputCollector:
     def truncated(self) -> bool:
         return self.total > self.head_limit + self.tail_limit
 
-    def render(self, saved_path: str | None) -> str:
+    def render(self, saved_path: str | None, *, whole: bool = True) -> str:
         if not self.truncated:
             return self.head + self.tail
         cut = self.total - len(self.head) - len(self.tail)
-        where = f" The whole output is saved in {saved_path}." if saved_path else ""
+        where = ""
+        if saved_path:
+            where = f" The {'whole' if whole else 'printed'} output is saved in {saved_path}."
         return f"{self.head}\n\n[... {cut} characters cut ...{where}]\n\n{self.tail}"
 
 
@@ -154,24 +266,36 @@ class _Framer:
 
     def feed(self, text: str) -> str:
         self.pending += text
-        index = self.pending.find(self.marker)
-        if index >= 0:
+        released = []
+        while True:
+            index = self.pending.find(self.marker)
+            if index < 0:
+                keep = len(self.marker) - 1
+                if len(self.pending) > keep:
+                    released.append(self.pending[:-keep])
+                    self.pending = self.pending[-keep:]
+                return "".join(released)
+            released.append(self.pending[:index])
             end = self.pending.find("\n", index + len(self.marker))
-            released = self.pending[:index]
             if end >= 0:
                 code, _, processes = self.pending[index + len(self.marker) : end].partition(":")
                 self.status = _int_or_none(code)
                 self.processes = _int_or_none(processes)
                 self.done = True
                 self.pending = ""
-            else:
-                self.pending = self.pending[index:]
-            return released
-        keep = len(self.marker) - 1
-        if len(self.pending) <= keep:
-            return ""
-        released, self.pending = self.pending[:-keep], self.pending[-keep:]
-        return released
+                return "".join(released)
+            if len(self.pending) - index <= _MAX_MARKER_LINE:
+                self.pending = self.pending[index:]  # the rest of the end line is on its way
+                return "".join(released)
+            # Not our end line (ours is short): text that merely looks like its start.
+            released.append(self.pending[index : index + 1])
+            self.pending = self.pending[index + 1 :]
+
+
+def _ran_out_of_memory(status: int | None, collector: OutputCollector) -> bool:
+    if status in (0, None):
+        return False
+    return status == _SIGKILL_EXIT or bool(_OUT_OF_MEMORY.search(collector.head + collector.tail))
 
 
 def _int_or_none(text: str) -> int | None:
@@ -198,7 +322,7 @@ class PersistentShell:
             )
         except Exception as exc:  # docker.errors.APIError, connection errors
             raise ShellUnavailable(f"cannot start a shell: {exc}") from exc
-        conn.send(_BOOTSTRAP.encode())
+        conn.send(_bootstrap(self._limits).encode())
         deadline = time.monotonic() + timeout
         text = ""
         try:
@@ -228,12 +352,16 @@ class PersistentShell:
         if self._conn is not None:
             self._kill_shell()
         self.close()
-        self.start()
+        try:
+            self.start()
+        except ShellUnavailable:
+            # The old session's processes may still hold the process slots a moment after the kill.
+            time.sleep(_RESTART_PAUSE_SECONDS)
+            self.start()
 
     def _kill_shell(self) -> None:
         """Kill the old shell and its jobs, so a runaway command cannot outlive it."""
-        script = 'for g in $(ps -o pgid= --ppid "$1"); do kill -KILL -- "-$g"; done; kill -KILL "$1"; exit 0'
-        self._run_helper(["bash", "-c", script, "kill-shell", self._pid])
+        self._run_helper(["bash", "-c", _KILL_SHELL, "kill-shell", self._pid])
 
     # -- commands ----------------------------------------------------------
     def run(self, command: str, *, timeout: float, on_output: OutputCallback | None = None) -> CommandResult:
@@ -254,7 +382,7 @@ class PersistentShell:
 
         def emit(text: str) -> None:
             nonlocal streamed, stream_note_sent
-            if not text:
+            if not text or clipped:
                 return
             collector.add(text)
             if on_output is None:
@@ -272,6 +400,8 @@ class PersistentShell:
         request = f"IFS= read -r -d '' __atl_cmd\n{command}\0__atl_exec {token}\n"
         deadline = started + timeout
         timed_out = False
+        clipped = False  # stopped for printing too much: the rest is read and dropped
+        received = 0
         kill_rounds = 0
         shell_died = False
         try:
@@ -293,6 +423,13 @@ class PersistentShell:
                     deadline = time.monotonic() + _KILL_GRACE_SECONDS
                     continue
                 emit(framer.feed(decoder.decode(frame[1])))
+                received += len(frame[1])
+                if received > self._limits.output_max_bytes and not clipped:
+                    # While the killer runs nothing is read, so the command blocks on its full pipe.
+                    clipped = True
+                    if on_output is not None:
+                        on_output("\n[... too much output: the command is being stopped ...]\n")
+                    self._kill_foreground()
         except (ExecClosed, OSError):
             shell_died = True
         emit(framer.pending if not framer.done else "")
@@ -300,7 +437,15 @@ class PersistentShell:
         saved_path = None
         if collector.truncated and not shell_died:
             saved_path = self._save_output()
-        output = collector.render(saved_path)
+        output = collector.render(saved_path, whole=not clipped)
+        if clipped and not shell_died:
+            output += (
+                f"\n[The command printed more than {self._limits.output_max_bytes // (1024 * 1024)} MB and was "
+                "stopped. Send big output to a file (command > /tmp/out.txt) and read parts of it "
+                "(head, tail, grep).]"
+            )
+        elif not (timed_out or shell_died) and _ran_out_of_memory(framer.status, collector):
+            output += self._out_of_memory_note()
         if timed_out and not shell_died:
             output += (
                 f"\n[The command timed out after {timeout:g} s and was stopped. "
@@ -315,9 +460,9 @@ class PersistentShell:
             self._restart()  # raises ShellUnavailable if the sandbox is gone
         elif restarted_before:
             output = "[A new shell was started before this command; earlier shell state was reset.]\n" + output
-        exit_code = None if (timed_out or shell_died) else framer.status
+        exit_code = None if (timed_out or shell_died or clipped) else framer.status
         self.idle = (
-            not (timed_out or shell_died or restarted_before)
+            not (timed_out or shell_died or restarted_before or clipped)
             and framer.processes is not None
             and self._resting_processes is not None
             and 0 < framer.processes <= self._resting_processes
@@ -327,8 +472,18 @@ class PersistentShell:
             output=output,
             duration=time.monotonic() - started,
             timed_out=timed_out,
+            output_clipped=clipped,
             shell_restarted=shell_died or restarted_before,
             full_output_path=saved_path,
+        )
+
+    def _out_of_memory_note(self) -> str:
+        if not self._limits.memory_kb:
+            return "\n[The command ran out of memory (or was killed). The shell is still running.]"
+        return (
+            f"\n[The command ran out of memory (or was killed). A process may use at most about "
+            f"{self._limits.memory_kb // 1024} MB here, less while files fill /testbed, /tmp or the home "
+            "directory (they are kept in memory). The shell is still running.]"
         )
 
     def _container_running(self) -> bool:
@@ -340,6 +495,7 @@ class PersistentShell:
             return True
 
     def _kill_foreground(self) -> None:
+        """Kill what the current command started."""
         self._run_helper(["bash", "-c", _KILLER, "killer", self._pid])
 
     def _run_helper(self, argv: list[str]) -> None:

@@ -104,3 +104,33 @@ def test_bad_requests_come_back_as_readable_errors(shared_sandbox, arguments, me
     result = edit(shared_sandbox, **arguments)
     assert result.is_error
     assert message in result.output
+
+
+def test_modules_the_agent_writes_cannot_take_the_editors_place(shared_sandbox, path):
+    # Modules the helper imports, written where the agent works: each prints without end.
+    forever = b"while True:\n    print('x' * 1000)\n"
+    modules = {f"{name}.py": forever for name in ("json", "hashlib", "os", "subprocess", "stat")}
+    shared_sandbox.write_files(modules, dest="/testbed")
+    shared_sandbox.write_files(modules, dest="/testbed/editor")
+    hijacked = shared_sandbox.run_command(
+        "cd /testbed && python3 -c 'import json' 2>/dev/null | head -c 5; cd /", timeout=30
+    )
+    assert hijacked.output == "xxxxx"  # a python3 started there would run them
+    try:
+        created = edit(shared_sandbox, command="create", path=path, file_text="safe = True\n")
+        assert (created.is_error, created.output) == (False, f"File created successfully at: {path}")
+        viewed = edit(shared_sandbox, command="view", path=path)
+        assert not viewed.is_error
+        assert viewed.output.endswith("     1\tsafe = True\n     2\t")
+    finally:
+        shared_sandbox.run_command("rm -f /testbed/*.py /testbed/editor/*.py", timeout=30)
+
+
+def test_files_that_never_end_come_back_as_readable_errors(shared_sandbox):
+    shared_sandbox.run_command("rm -f /testbed/pipe && mkfifo /testbed/pipe", timeout=30)
+    for special in ("/testbed/pipe", "/dev/zero"):
+        result = edit(shared_sandbox, command="view", path=special)
+        assert result.is_error
+        assert "not a regular file" in result.output
+    after = shared_sandbox.run_command("echo ok", timeout=30)
+    assert after.output == "ok\n"
