@@ -78,10 +78,12 @@ def write_files(conn: ExecConnection, archive: bytes, timeout: float) -> tuple[i
         for start in range(0, len(view), 1 << 20):
             conn.send(view[start : start + (1 << 20)])
         conn.close_stdin()
-        messages = b"".join(payload for _, payload in conn.frames(time.monotonic() + timeout))
+        messages = b""
+        for _, payload in conn.frames(time.monotonic() + timeout):
+            messages = (messages + payload)[-2000:]  # only the last words are reported: keep no more
     finally:
         conn.close()
-    return conn.exit_code(), messages.decode("utf-8", "replace")[-2000:]
+    return conn.exit_code(), messages.decode("utf-8", "replace")
 
 
 class _ExecStdoutReader(io.RawIOBase):
@@ -129,10 +131,23 @@ def _member_problem(member: tarfile.TarInfo) -> str | None:
     return None
 
 
+MAX_REJECTED_LISTED = 200  # rejected names kept for the report; the rest are only counted as truncation
+ENTRIES_PER_FILE = 4  # directories, links and rejected entries allowed per file, before the copy stops
+
+
+def _reject(report: CopyOutReport, name: str, reason: str) -> None:
+    if len(report.rejected) < MAX_REJECTED_LISTED:
+        report.rejected.append((name[:300], reason))
+
+
 def read_tar_stream(
     conn: ExecConnection, dest_dir: Path, *, max_bytes: int, max_files: int, timeout: float
 ) -> CopyOutReport:
-    """Unpack regular files from the exec's tar stream into `dest_dir`, safely."""
+    """Unpack regular files from the exec's tar stream into `dest_dir`, safely.
+
+    The worker's memory stays bounded whatever the tree holds: tar's member list
+    is emptied as it goes, every entry (directories and links too) counts toward
+    a cap, and only the first rejected names are kept."""
     dest_dir.mkdir(parents=True, exist_ok=True)
     root = dest_dir.resolve()
     reader = _ExecStdoutReader(conn, time.monotonic() + timeout)
@@ -141,30 +156,36 @@ def read_tar_stream(
     try:
         stream = io.BufferedReader(reader, buffer_size=1 << 16)
         with tarfile.open(fileobj=stream, mode="r|", encoding="utf-8", errors="surrogateescape") as tar:
+            entries = 0
             for member in tar:
+                tar.members.clear()  # a stream is read once: keep no index of what went by
+                entries += 1
+                if entries > max_files * ENTRIES_PER_FILE:
+                    _reject(report, member.name, f"more than {max_files * ENTRIES_PER_FILE} entries")
+                    return _truncated(report)
                 name = posixpath.normpath(member.name.removeprefix("./")) if member.name not in (".", "./") else ""
                 if not name or name == ".":
                     continue
                 problem = name_problem(name) or _member_problem(member)
                 if problem:
-                    report.rejected.append((name, problem))
+                    _reject(report, name, problem)
                     continue
                 target = (root / name).resolve()
                 if root not in target.parents:
-                    report.rejected.append((name, "outside the output directory"))
+                    _reject(report, name, "outside the output directory")
                     continue
                 if member.isdir():
                     target.mkdir(parents=True, exist_ok=True)
                     continue
                 if len(report.files) >= max_files:
-                    report.rejected.append((name, f"more than {max_files} files"))
+                    _reject(report, name, f"more than {max_files} files")
                     return _truncated(report)
                 if total_bytes + member.size > max_bytes:
-                    report.rejected.append((name, f"the output would exceed {max_bytes} bytes"))
+                    _reject(report, name, f"the output would exceed {max_bytes} bytes")
                     return _truncated(report)
                 source = tar.extractfile(member)
                 if source is None:
-                    report.rejected.append((name, "unreadable"))
+                    _reject(report, name, "unreadable")
                     continue
                 target.parent.mkdir(parents=True, exist_ok=True)
                 flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0)

@@ -8,7 +8,7 @@ import os
 
 import pytest
 
-from sandboxes.files import CopyInError
+from sandboxes.files import MAX_REJECTED_LISTED, CopyInError
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -67,3 +67,20 @@ def test_copy_in_refuses_paths_that_escape_the_destination(sandbox):
     for bad in ("../escape.txt", "/etc/passwd", "a/../../b", "new\nline"):
         with pytest.raises(CopyInError):
             sandbox.write_files({bad: b"x"})
+
+
+def test_a_tree_of_directories_and_links_stops_at_a_cap_without_listing_every_name(sandbox, tmp_path):
+    """Directories and links count too: a tree of thousands of them cannot grow the worker's report without end."""
+    result = sandbox.run_command(
+        "cd /testbed/output && echo kept > a.txt"
+        " && for i in $(seq 1 300); do mkdir -p d$i; ln -s /etc/passwd l$i; done",
+        timeout=120,
+    )
+    assert result.exit_code == 0, result.output
+    sandbox.config = dataclasses.replace(sandbox.config, copy_out_max_files=20)
+    report = sandbox.copy_out(tmp_path / "out")
+    assert report.truncated
+    assert {f.path for f in report.files} <= {"a.txt"}  # tar's order is the directory's: it may come after the cap
+    assert len(report.rejected) <= MAX_REJECTED_LISTED
+    assert report.rejected[-1][1] == "more than 80 entries"
+    assert not any((tmp_path / "out").glob("l*"))  # no link was followed or made
