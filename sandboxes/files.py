@@ -158,7 +158,8 @@ def read_tar_stream(
         with tarfile.open(fileobj=stream, mode="r|", encoding="utf-8", errors="surrogateescape") as tar:
             entries = 0
             for member in tar:
-                tar.members.clear()  # a stream is read once: keep no index of what went by
+                # A stream is read once: keep no index of what went by (an attribute typeshed omits).
+                tar.members.clear()  # type: ignore[attr-defined]
                 entries += 1
                 if entries > max_files * ENTRIES_PER_FILE:
                     _reject(report, member.name, f"more than {max_files * ENTRIES_PER_FILE} entries")
