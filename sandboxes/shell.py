@@ -74,9 +74,12 @@ cd /testbed 2>/dev/null
 exec > >({ tee -a @OUTPUT_LOG@ & echo $! >@STATE_DIR@/tee; } 0<&0) 2>&1
 wait $! 2>/dev/null
 read -r __atl_tee 2>/dev/null <@STATE_DIR@/tee
-# Hard limits (the agent cannot raise them again): the rest is the worker's reserve.
+# A hard process limit (the agent cannot raise it again): the rest is the worker's reserve.
 ulimit -u @NPROC@ 2>/dev/null
-ulimit -v @MEMORY_KB@ 2>/dev/null
+# The address-space limit is soft only: programs that reserve far more address space than they
+# use (Chromium, Node: V8) lift it for themselves (the image's Chromium launcher does) and then
+# risk the sandbox, not the command. Under gVisor a limit set here holds for the whole sandbox.
+ulimit -S -v @MEMORY_KB@ 2>/dev/null
 trap 'return 130 2>/dev/null' USR1
 __atl_run() { eval "$__atl_cmd" </dev/null; }
 # Each command may map at most the memory still free (files on the tmpfs mounts use it too)

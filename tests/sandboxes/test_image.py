@@ -33,3 +33,18 @@ def test_the_media_tools_are_on_path_and_work(shared_sandbox):
     )
     assert result.exit_code == 0, result.output
     assert result.output.split()[-2:] == ["日本語", "3"]
+
+
+def test_chromium_screenshots_a_page_from_the_agents_shell_under_its_memory_limits(shared_sandbox):
+    """The shell limits each command's address space; Chromium (V8 reserves far more than it uses) still runs,
+    and the limit is back in place for the next command."""
+    result = shared_sandbox.run_command(
+        "cd /tmp && printf '<body style=\"background:#3d5afe\"><h1>Hi</h1></body>' > page.html && "
+        "chromium --headless --no-sandbox --disable-gpu --disable-dev-shm-usage --user-data-dir=/tmp/chromium "
+        "--window-size=320,200 --screenshot=/tmp/shot.png file:///tmp/page.html >/dev/null 2>&1; "
+        "python3 -c \"from PIL import Image; print(Image.open('/tmp/shot.png').size)\"",
+        timeout=120,
+    )
+    assert result.output.strip().splitlines()[-1] == "(320, 200)", result.output
+    limit = shared_sandbox.run_command("ulimit -S -v", timeout=30)
+    assert limit.output.strip() != "unlimited"
