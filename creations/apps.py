@@ -3,3 +3,8 @@ from django.apps import AppConfig
 
 class CreationsConfig(AppConfig):
     name = "creations"
+
+    def ready(self) -> None:
+        from creations import stored_files
+
+        stored_files.connect()

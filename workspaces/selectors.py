@@ -2,8 +2,9 @@
 
 from django.contrib.auth.models import AnonymousUser, User
 from django.db.models import QuerySet
+from django.utils import timezone
 
-from workspaces.models import Membership, Workspace
+from workspaces.models import Invitation, Membership, Workspace
 
 
 def workspaces_for_user(*, user: User | AnonymousUser) -> QuerySet[Workspace]:
@@ -18,3 +19,14 @@ def membership_get(*, workspace: Workspace | int, user: User | AnonymousUser) ->
         return None
     workspace_id = workspace if isinstance(workspace, int) else workspace.pk
     return Membership.objects.filter(workspace_id=workspace_id, user=user).select_related("workspace").first()
+
+
+def workspace_members(*, workspace: Workspace) -> QuerySet[Membership]:
+    return Membership.objects.filter(workspace=workspace).select_related("user").order_by("role", "user__username")
+
+
+def workspace_open_invitations(*, workspace: Workspace) -> QuerySet[Invitation]:
+    """Invitations whose link still works."""
+    return Invitation.objects.filter(
+        workspace=workspace, accepted_at__isnull=True, revoked_at__isnull=True, expires_at__gt=timezone.now()
+    ).select_related("created_by")

@@ -7,7 +7,6 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
@@ -16,81 +15,129 @@ class Migration(migrations.Migration):
 
     operations = [
         migrations.CreateModel(
-            name='Membership',
+            name="Membership",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('role', models.CharField(choices=[('owner', 'Owner'), ('admin', 'Admin'), ('member', 'Member'), ('viewer', 'Viewer')], default='member', max_length=10)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('user', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='memberships', to=settings.AUTH_USER_MODEL)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                (
+                    "role",
+                    models.CharField(
+                        choices=[("owner", "Owner"), ("admin", "Admin"), ("member", "Member"), ("viewer", "Viewer")],
+                        default="member",
+                        max_length=10,
+                    ),
+                ),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "user",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="memberships",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
         ),
         migrations.CreateModel(
-            name='Workspace',
+            name="Workspace",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.CharField(max_length=100)),
-                ('slug', models.SlugField(max_length=60, unique=True)),
-                ('is_personal', models.BooleanField(default=False)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('run_max_steps', models.PositiveIntegerField(default=40)),
-                ('run_max_seconds', models.PositiveIntegerField(default=1800)),
-                ('run_max_tokens', models.PositiveIntegerField(default=2000000)),
-                ('members', models.ManyToManyField(related_name='workspaces', through='workspaces.Membership', to=settings.AUTH_USER_MODEL)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("name", models.CharField(max_length=100)),
+                ("slug", models.SlugField(max_length=60, unique=True)),
+                ("is_personal", models.BooleanField(default=False)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("run_max_steps", models.PositiveIntegerField(default=40)),
+                ("run_max_seconds", models.PositiveIntegerField(default=1800)),
+                ("run_max_tokens", models.PositiveIntegerField(default=2000000)),
+                (
+                    "members",
+                    models.ManyToManyField(
+                        related_name="workspaces", through="workspaces.Membership", to=settings.AUTH_USER_MODEL
+                    ),
+                ),
             ],
             options={
-                'ordering': ['name'],
+                "ordering": ["name"],
             },
         ),
         migrations.CreateModel(
-            name='ModelEndpoint',
+            name="ModelEndpoint",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.CharField(help_text='Shown in the model picker.', max_length=80)),
-                ('base_url', models.URLField(help_text='e.g. https://api.openai.com/v1', max_length=500)),
-                ('model', models.CharField(help_text='The model name the endpoint expects.', max_length=200)),
-                ('api_key', workspaces.fields.EncryptedTextField(blank=True, help_text='Stored encrypted; never enters a sandbox.')),
-                ('extra_body', models.JSONField(blank=True, default=dict, help_text='Merged into each request body.')),
-                ('temperature', models.FloatField(default=0.7)),
-                ('max_tokens', models.PositiveIntegerField(blank=True, help_text='Per model reply.', null=True)),
-                ('is_enabled', models.BooleanField(default=True)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('workspace', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='model_endpoints', to='workspaces.workspace')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("name", models.CharField(help_text="Shown in the model picker.", max_length=80)),
+                ("base_url", models.URLField(help_text="e.g. https://api.openai.com/v1", max_length=500)),
+                ("model", models.CharField(help_text="The model name the endpoint expects.", max_length=200)),
+                (
+                    "api_key",
+                    workspaces.fields.EncryptedTextField(
+                        blank=True, help_text="Stored encrypted; never enters a sandbox."
+                    ),
+                ),
+                ("extra_body", models.JSONField(blank=True, default=dict, help_text="Merged into each request body.")),
+                ("temperature", models.FloatField(default=0.7)),
+                ("max_tokens", models.PositiveIntegerField(blank=True, help_text="Per model reply.", null=True)),
+                ("is_enabled", models.BooleanField(default=True)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "workspace",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="model_endpoints",
+                        to="workspaces.workspace",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['name'],
+                "ordering": ["name"],
             },
         ),
         migrations.AddField(
-            model_name='membership',
-            name='workspace',
-            field=models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='memberships', to='workspaces.workspace'),
+            model_name="membership",
+            name="workspace",
+            field=models.ForeignKey(
+                on_delete=django.db.models.deletion.CASCADE, related_name="memberships", to="workspaces.workspace"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='workspace',
-            constraint=models.CheckConstraint(condition=models.Q(('run_max_steps__gte', 1)), name='workspace_run_max_steps_positive'),
+            model_name="workspace",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("run_max_steps__gte", 1)), name="workspace_run_max_steps_positive"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='workspace',
-            constraint=models.CheckConstraint(condition=models.Q(('run_max_seconds__gte', 1)), name='workspace_run_max_seconds_positive'),
+            model_name="workspace",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("run_max_seconds__gte", 1)), name="workspace_run_max_seconds_positive"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='workspace',
-            constraint=models.CheckConstraint(condition=models.Q(('run_max_tokens__gte', 1)), name='workspace_run_max_tokens_positive'),
+            model_name="workspace",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("run_max_tokens__gte", 1)), name="workspace_run_max_tokens_positive"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='modelendpoint',
-            constraint=models.UniqueConstraint(fields=('workspace', 'name'), name='model_endpoint_unique_name_per_workspace'),
+            model_name="modelendpoint",
+            constraint=models.UniqueConstraint(
+                fields=("workspace", "name"), name="model_endpoint_unique_name_per_workspace"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='modelendpoint',
-            constraint=models.CheckConstraint(condition=models.Q(('temperature__gte', 0), ('temperature__lte', 2)), name='model_endpoint_temperature_range'),
+            model_name="modelendpoint",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("temperature__gte", 0), ("temperature__lte", 2)),
+                name="model_endpoint_temperature_range",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='membership',
-            constraint=models.UniqueConstraint(fields=('workspace', 'user'), name='membership_unique_user_per_workspace'),
+            model_name="membership",
+            constraint=models.UniqueConstraint(
+                fields=("workspace", "user"), name="membership_unique_user_per_workspace"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='membership',
-            constraint=models.CheckConstraint(condition=models.Q(('role__in', ['owner', 'admin', 'member', 'viewer'])), name='membership_role_valid'),
+            model_name="membership",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("role__in", ["owner", "admin", "member", "viewer"])), name="membership_role_valid"
+            ),
         ),
     ]

@@ -5,20 +5,19 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('workspaces', '0001_initial'),
+        ("workspaces", "0001_initial"),
     ]
 
     operations = [
         migrations.AlterField(
-            model_name='workspace',
-            name='run_max_seconds',
+            model_name="workspace",
+            name="run_max_seconds",
             field=models.PositiveIntegerField(default=workspaces.models.default_run_max_seconds),
         ),
         migrations.AlterField(
-            model_name='workspace',
-            name='run_max_steps',
+            model_name="workspace",
+            name="run_max_steps",
             field=models.PositiveIntegerField(default=workspaces.models.default_run_max_steps),
         ),
     ]

@@ -1,3 +1,4 @@
+from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
@@ -5,7 +6,10 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods
 
 from workspaces.forms import SignUpForm
+from workspaces.invitations import invitation_accept
 from workspaces.selectors import workspaces_for_user
+from workspaces.services import WorkspaceRuleError
+from workspaces.views.members import PENDING_INVITATION_KEY
 
 
 @require_http_methods(["GET", "POST"])
@@ -15,7 +19,13 @@ def signup(request: HttpRequest) -> HttpResponse:
     form = SignUpForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         user = form.save()  # the post_save signal creates the personal workspace
+        token = request.session.get(PENDING_INVITATION_KEY)
         login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+        if token:  # signed up from an invitation link: join that workspace at once
+            try:
+                return redirect(invitation_accept(token=token, user=user).workspace)
+            except WorkspaceRuleError as error:
+                messages.error(request, str(error))
         return redirect("home")
     return render(request, "registration/signup.html", {"form": form})
 

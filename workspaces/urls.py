@@ -1,0 +1,17 @@
+from django.urls import path
+
+from workspaces.views import accounts, members, teams
+
+urlpatterns = [
+    path("", accounts.home, name="home"),
+    path("accounts/signup/", accounts.signup, name="signup"),
+    path("workspaces/new/", teams.workspace_new, name="workspace_new"),
+    path("w/<slug:slug>/settings/", teams.workspace_settings, name="workspace_settings"),
+    path("w/<slug:slug>/delete/", teams.workspace_delete_view, name="workspace_delete"),
+    path("w/<slug:slug>/leave/", teams.workspace_leave, name="workspace_leave"),
+    path("w/<slug:slug>/members/", members.workspace_members_view, name="workspace_members"),
+    path("w/<slug:slug>/members/<int:membership_id>/role/", members.membership_role_view, name="membership_role"),
+    path("w/<slug:slug>/members/<int:membership_id>/remove/", members.membership_remove_view, name="membership_remove"),
+    path("w/<slug:slug>/invitations/<int:pk>/revoke/", members.invitation_revoke_view, name="invitation_revoke"),
+    path("invitations/<str:token>/", members.invitation_accept_view, name="invitation_accept"),
+]
