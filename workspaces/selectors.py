@@ -30,3 +30,7 @@ def workspace_open_invitations(*, workspace: Workspace) -> QuerySet[Invitation]:
     return Invitation.objects.filter(
         workspace=workspace, accepted_at__isnull=True, revoked_at__isnull=True, expires_at__gt=timezone.now()
     ).select_related("created_by")
+
+
+def workspace_member_count(*, workspace: Workspace) -> int:
+    return Membership.objects.filter(workspace=workspace).count()

@@ -119,3 +119,14 @@ def test_the_switcher_offers_a_new_team_workspace(team: Team) -> None:
     html = client.get(reverse("workspace_dashboard", args=[team.workspace.slug])).content.decode()
     assert reverse("workspace_new") in html
     assert reverse("workspace_members", args=[team.workspace.slug]) in html
+
+
+def test_a_new_team_dashboard_counts_its_members_and_suggests_inviting(team: Team) -> None:
+    client = signed_in(team.member)
+    client.post(reverse("workspace_new"), {"name": "Poster Club", "slug": "posters"})
+    html = client.get(reverse("workspace_dashboard", args=["posters"])).content.decode()
+    assert "1 member<" in html
+    assert "Invite your colleagues" in html
+    studio = signed_in(team.owner).get(reverse("workspace_dashboard", args=[team.workspace.slug])).content.decode()
+    assert "3 members" in studio
+    assert "Invite your colleagues" not in studio

@@ -7,6 +7,7 @@ from django.views.decorators.http import require_GET
 
 from creations.web.selectors import dashboard_context
 from workspaces.permissions import workspace_membership_or_404
+from workspaces.selectors import workspace_member_count
 
 
 @login_required
@@ -17,6 +18,7 @@ def workspace_dashboard(request: HttpRequest, slug: str) -> HttpResponse:
     context = {
         "workspace": workspace,
         "membership": membership,
+        "members_count": workspace_member_count(workspace=workspace),
         **dashboard_context(workspace=workspace, user=request.user),
     }
     return render(request, "workspaces/dashboard.html", context)

@@ -180,7 +180,7 @@ def test_earlier_steps_and_whole_outputs_are_hidden_from_outsiders(team: Team, c
 
 # What each page costs, pinned: an N+1 (or a lost select_related) changes a number here.
 PINNED_QUERY_COUNTS = {
-    "dashboard": 8,
+    "dashboard": 9,  # with the members count
     "workspace gallery": 5,
     "public gallery": 4,
     "creation page, short run": 10,
