@@ -104,9 +104,9 @@ def test_a_sandbox_killed_by_a_memory_hog_fails_the_command_with_a_sandbox_error
     sandbox_image: str, scripted_model: ScriptedModel, tmp_path: Path, settings: Any
 ) -> None:
     settings.SANDBOX_MEMORY = "256m"
-    # One process can no longer take the sandbox down (each command is bounded below its memory):
-    # several together still can, and then the run must end with a clear error.
-    hogs = "for i in 1 2 3 4 5 6; do python3 -c 'import time; b = b\"x\" * (100 << 20); time.sleep(60)' & done; wait"
+    # A command is bounded below the sandbox's memory by a soft limit; one that lifts it and takes
+    # more than the sandbox has takes the sandbox down, and then the run must end with a clear error.
+    hogs = "ulimit -S -v unlimited; python3 -c 'import time; b = b\"x\" * (600 << 20); time.sleep(60)'"
     scripted_model.play([bash(hogs), submit()])
 
     with pytest.raises(CommandError, match=r"The run failed \(sandbox_error\): .*out of memory") as failure:
