@@ -86,6 +86,7 @@ def sanitize_document(html: str, *, document_path: str) -> str:
 
 def link_run_files(stored: str, *, url_for: Callable[[str], str]) -> SafeString:
     """Stored document HTML with each run-file reference replaced by `url_for(path)`."""
+
     def replace(match: re.Match[str]) -> str:
         return f'="{escape(url_for(unescape(match.group(1))))}"'
 

@@ -5,20 +5,21 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('creations', '0003_artifact_gallery_order'),
+        ("creations", "0003_artifact_gallery_order"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='artifact',
-            name='rendered',
-            field=models.FileField(blank=True, max_length=300, null=True, upload_to=creations.models.rendered_upload_to),
+            model_name="artifact",
+            name="rendered",
+            field=models.FileField(
+                blank=True, max_length=300, null=True, upload_to=creations.models.rendered_upload_to
+            ),
         ),
         migrations.AlterField(
-            model_name='artifact',
-            name='preview',
+            model_name="artifact",
+            name="preview",
             field=models.FileField(blank=True, max_length=300, null=True, upload_to=creations.models.preview_upload_to),
         ),
     ]

@@ -61,8 +61,8 @@ def _clean_endpoint(workspace: Workspace, endpoint: ModelEndpoint | None) -> Mod
 # --- services ----------------------------------------------------------------
 
 
-def _queue_new_run(creation: Creation) -> Run:
-    run = run_create_queued(creation=creation)
+def _queue_new_run(creation: Creation, *, started_by: User) -> Run:
+    run = run_create_queued(creation=creation, started_by=started_by)
     queue.enqueue_run_on_commit(run.pk)
     return run
 
@@ -104,15 +104,21 @@ def creation_submit(
         )
         input_file.file.save(name, upload, save=False)
         input_file.save()
-    return _queue_new_run(creation)
+    return _queue_new_run(creation, started_by=author)
 
 
 def run_cancel(*, run: Run, user: AnyUser) -> bool:
     """Ask a run to stop. A queued run ends at once; a started one is stopped by its
-    worker (the sandbox within about 2 s). Returns False when it had already ended."""
-    if not can_view_creation(creation=run.creation, user=user):
-        raise PermissionDenied("You cannot see this run.")
-    _creator_membership(workspace=run.creation.workspace, user=user)
+    worker (the sandbox within about 2 s). Returns False when it had already ended.
+
+    Members cancel the runs they started; owners and admins any run of their
+    workspace (a private creation's too: stopping it shows them nothing of it)."""
+    membership = _creator_membership(workspace=run.creation.workspace, user=user)
+    if not membership.can_manage:
+        if not can_view_creation(creation=run.creation, user=user):
+            raise PermissionDenied("You cannot see this run.")
+        if run.started_by_id != user.pk:
+            raise PermissionDenied("You can cancel the runs you started; owners and admins can cancel any.")
     asked = run_request_cancel(run_id=run.pk, user=user)
     if run_finish(
         run_id=run.pk,
@@ -132,7 +138,7 @@ def run_rerun(*, creation: Creation, user: User) -> Run:
         raise PermissionDenied("You cannot see this creation.")
     _creator_membership(workspace=creation.workspace, user=user)
     with transaction.atomic():
-        return _queue_new_run(creation)
+        return _queue_new_run(creation, started_by=user)
 
 
 @transaction.atomic
@@ -165,4 +171,4 @@ def creation_fork(*, creation: Creation, user: User, brief: str, workspace: Work
         copy = InputFile(creation=fork, name=original.name, size=len(data), content_type=original.content_type)
         copy.file.save(original.name, ContentFile(data), save=False)
         copy.save()
-    return _queue_new_run(fork)
+    return _queue_new_run(fork, started_by=user)

@@ -33,9 +33,9 @@ STATUS_EVENT = "status"
 IN_FLIGHT_STATUSES = (RunStatus.STARTING, RunStatus.RUNNING)
 
 
-def run_create_queued(*, creation: Creation) -> Run:
-    """A new run of `creation`, waiting for a worker (the caller enqueues it on commit)."""
-    return Run.objects.create(creation=creation)
+def run_create_queued(*, creation: Creation, started_by: User) -> Run:
+    """A new run of `creation` asked for by `started_by`, waiting for a worker (the caller enqueues it on commit)."""
+    return Run.objects.create(creation=creation, started_by=started_by)
 
 
 def run_mark_starting(*, run_id: int, worker: str) -> bool:

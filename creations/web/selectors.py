@@ -40,7 +40,9 @@ def _visible_in_workspace(user: User | AnonymousUser) -> Q:
 
 
 def dashboard_context(*, workspace: Workspace, user: User | AnonymousUser | None = None) -> dict[str, Any]:
-    runs = Run.objects.filter(creation__workspace=workspace).select_related("creation", "creation__author")
+    runs = Run.objects.filter(creation__workspace=workspace).select_related(
+        "creation", "creation__author", "started_by"
+    )
     if user is not None:
         runs = runs.filter(creation__in=Creation.objects.filter(_visible_in_workspace(user)))
     return {

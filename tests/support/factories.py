@@ -103,6 +103,7 @@ class RunFactory(DjangoModelFactory[Run]):
         )
 
     creation = factory.SubFactory(CreationFactory)
+    started_by = factory.SelfAttribute("creation.author")
     status = RunStatus.QUEUED
 
 

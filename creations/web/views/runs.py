@@ -25,7 +25,9 @@ from creations.web.csp import with_platform_csp
 @require_GET
 def run_detail(request: HttpRequest, pk: int) -> HttpResponse:
     viewing = run_for_viewer_or_404(
-        pk=pk, user=request.user, queryset=Run.objects.select_related("creation__workspace", "creation__author")
+        pk=pk,
+        user=request.user,
+        queryset=Run.objects.select_related("creation__workspace", "creation__author", "started_by"),
     )
     run = viewing.run
     context = {
@@ -33,6 +35,9 @@ def run_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "creation": run.creation,
         "workspace": run.creation.workspace if viewing.is_member else None,
         "can_create": viewing.can_create,
+        # The same rule as run_cancel: the run's starter, or the workspace's owners and admins.
+        "can_cancel": viewing.can_create
+        and (run.started_by_id == request.user.pk or bool(viewing.membership and viewing.membership.can_manage)),
         "trajectory": run_trajectory(run=run, before_seq=_before_seq(request)) if run.is_final else None,
         "live_after": 0 if run.is_final else live_replay_after(run=run),
         "artifacts": artifact_displays(run.artifacts.all(), user=request.user) if run.is_final else [],

@@ -46,7 +46,7 @@ def test_output_with_nul_bytes_is_stored_escaped_and_the_run_keeps_its_files(
 # (Python-Markdown: ~2 min), 64 KiB of " \n" named .md. And 30 MB of output printed.
 HOSTILE_FILES = (
     "cd /testbed/output"
-    " && python3 -c \"import sys; sys.stdout.write(chr(10) * 65536)\" > newlines.txt"
+    ' && python3 -c "import sys; sys.stdout.write(chr(10) * 65536)" > newlines.txt'
     " && python3 -c \"import sys; sys.stdout.write('[' * 32768)\" > brackets.md"
     " && python3 -c \"import sys; sys.stdout.write((' ' + chr(10)) * 32768)\" > spaces.md"
     " && echo fine > fine.txt"

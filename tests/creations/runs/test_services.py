@@ -79,7 +79,7 @@ def test_a_model_from_another_workspace_is_refused(team: Team) -> None:
 
 
 def test_cancelling_a_queued_run_ends_it_at_once(team: Team) -> None:
-    run = make_run(team)
+    run = make_run(team, started_by=team.member)
     assert run_cancel(run=run, user=team.member)
     run.refresh_from_db()
     assert run.status == RunStatus.CANCELLED
@@ -91,7 +91,7 @@ def test_cancelling_a_queued_run_ends_it_at_once(team: Team) -> None:
 def test_the_reason_names_the_canceller_by_full_name_when_known(team: Team) -> None:
     team.member.first_name, team.member.last_name = "Bob", "Marley"
     team.member.save()
-    run = make_run(team)
+    run = make_run(team, started_by=team.member)
     run_cancel(run=run, user=team.member)
     run.refresh_from_db()
     assert (run.reason, run.cancelled_by) == ("Cancelled by Bob Marley before it started.", team.member)
@@ -109,6 +109,42 @@ def test_a_viewer_cannot_cancel(team: Team) -> None:
     run = make_run(team, status=RunStatus.RUNNING)
     with pytest.raises(PermissionDenied):
         run_cancel(run=run, user=team.viewer)
+
+
+def test_a_member_cancels_only_the_runs_they_started(team: Team) -> None:
+    run = make_run(team, status=RunStatus.RUNNING)  # started by the owner
+    with pytest.raises(PermissionDenied, match="runs you started"):
+        run_cancel(run=run, user=team.member)
+    run.refresh_from_db()
+    assert run.cancel_requested_at is None
+
+
+def test_owners_and_admins_cancel_any_run_even_of_a_private_creation(team: Team) -> None:
+    from tests.support.fixtures.accounts import make_user
+    from workspaces.models import Role
+    from workspaces.services import membership_add
+
+    admin = make_user("ada")
+    membership_add(workspace=team.workspace, user=admin, role=Role.ADMIN)
+    private = make_run(team, status=RunStatus.RUNNING, visibility=Visibility.PRIVATE, started_by=team.member)
+    private.creation.author = team.member
+    private.creation.save()
+    assert run_cancel(run=private, user=admin)
+    private.refresh_from_db()
+    assert private.cancelled_by == admin
+
+
+def test_every_run_records_who_started_it(team: Team) -> None:
+    first = _submit(team)
+    assert first.started_by == team.member
+    again = run_rerun(creation=first.creation, user=team.owner)
+    assert again.started_by == team.owner
+    fork = creation_fork(creation=first.creation, user=team.owner, brief="another take")
+    assert fork.started_by == team.owner
+    client = Client()
+    client.force_login(team.member)
+    page = client.get(f"/runs/{again.pk}/").content.decode()
+    assert '<dd data-role="started-by">alice</dd>' in page
 
 
 def test_run_again_makes_a_new_queued_run_of_the_same_creation(team: Team) -> None:
@@ -146,7 +182,7 @@ def test_a_public_creation_can_be_forked_into_the_forkers_own_workspace(team: Te
     ("who", "status"), [("owner", 202), ("member", 202), ("viewer", 403), ("outsider", 404), ("anonymous", 302)]
 )
 def test_the_cancel_endpoint_answers_by_role(team: Team, who: str, status: int) -> None:
-    run = make_run(team, status=RunStatus.RUNNING)
+    run = make_run(team, status=RunStatus.RUNNING, started_by=team.member)
     client = Client()
     if who != "anonymous":
         client.force_login(getattr(team, who))
@@ -164,7 +200,7 @@ def test_the_cancel_endpoint_refuses_get(team: Team) -> None:
 
 
 def test_a_form_post_to_cancel_returns_to_the_run_page(team: Team) -> None:
-    run = make_run(team, status=RunStatus.RUNNING)
+    run = make_run(team, status=RunStatus.RUNNING, started_by=team.member)
     client = Client()
     client.force_login(team.member)
     response = client.post(f"/runs/{run.pk}/cancel/")

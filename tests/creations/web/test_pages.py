@@ -210,11 +210,18 @@ def test_a_finished_run_page_shows_its_trajectory_and_artifacts(team: Team, clie
 
 def test_a_live_run_page_connects_to_the_stream(team: Team, client: Client) -> None:
     creation = Creation.objects.create(workspace=team.workspace, author=team.owner, brief="A map")
-    run = Run.objects.create(creation=creation)
+    run = Run.objects.create(creation=creation, started_by=team.member)  # the member ran it again
     html = signed_in(client, team.member).get(reverse("run_detail", args=[run.pk])).content.decode()
     assert f'data-ws-url="/ws/runs/{run.pk}/"' in html
     assert "run_page.js" in html
     assert "Cancel run" in html
+
+
+def test_a_member_sees_no_cancel_button_on_someone_elses_run(team: Team, client: Client) -> None:
+    creation = Creation.objects.create(workspace=team.workspace, author=team.owner, brief="A map")
+    run = Run.objects.create(creation=creation, started_by=team.owner)
+    assert "Cancel run" not in signed_in(client, team.member).get(reverse("run_detail", args=[run.pk])).content.decode()
+    assert "Cancel run" in signed_in(Client(), team.owner).get(reverse("run_detail", args=[run.pk])).content.decode()
 
 
 def test_viewers_watch_but_cannot_cancel(team: Team, client: Client) -> None:
