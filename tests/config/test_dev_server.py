@@ -3,6 +3,7 @@
 import http.client
 import os
 import signal
+import socket
 import subprocess
 import time
 from collections.abc import Iterator
@@ -76,11 +77,22 @@ def dev_server(tmp_path: Path) -> Iterator[DevServer]:
 
 
 def free_port_and_the_next() -> int:
-    """A free port whose successor is free too: `make run` serves artifacts on PORT + 1."""
+    """A free port whose successor is free too: `make run` serves artifacts on PORT + 1.
+    Both are tried by binding them (a port no server listens on may still be taken by a
+    client connection's own end, and then daphne cannot listen on it)."""
     while True:
         port = free_port()
-        if port < 65535 and not port_open("127.0.0.1", port + 1):
+        if port < 65535 and _bindable(port) and _bindable(port + 1):
             return port
+
+
+def _bindable(port: int) -> bool:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        try:
+            probe.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
 
 
 def listening_addresses(port: int) -> set[str]:
