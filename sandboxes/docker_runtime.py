@@ -18,9 +18,11 @@ from django.conf import settings
 
 from sandboxes import files
 from sandboxes.docker_exec import ExecConnection
+from sandboxes.egress_guard import egress_guard
+from sandboxes.firewall import NetworkPolicyError
 from sandboxes.freezer import Freezer
 from sandboxes.image import sandbox_image_tag
-from sandboxes.network import NetworkPolicyError, NetworkSettings, egress_guard, ensure_network
+from sandboxes.network import NetworkSettings, ensure_network
 from sandboxes.runtime import CommandResult, CopyOutReport, OutputCallback
 from sandboxes.shell import STATE_DIR, PersistentShell, ShellLimits, ShellUnavailable
 

@@ -10,8 +10,9 @@ import docker.errors
 from django.conf import settings
 
 from sandboxes.docker_runtime import SandboxConfig, start_sandbox
+from sandboxes.firewall import NetworkPolicyError, policy_runner
 from sandboxes.image import sandbox_image_tag
-from sandboxes.network import NetworkPolicyError, egress_policy_problems, policy_runner
+from sandboxes.network import egress_policy_problems
 
 
 @dataclass(frozen=True)

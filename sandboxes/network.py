@@ -22,11 +22,11 @@ same rules keep holding instead of an open second stack.
 
 Where the rules live: in the network namespace of the Docker daemon, where
 the bridge is. A worker that runs in a container (its own namespace, even
-with NET_ADMIN) would otherwise fill its own, useless, tables. `policy_runner`
+with NET_ADMIN) would otherwise fill its own, useless, tables. `sandboxes.firewall.policy_runner`
 finds out once per process and, if the namespaces differ, runs the commands
 through a short-lived helper container with the host's network (see there).
 
-The policy is verified before every sandbox starts (`EgressGuard`: one
+The policy is verified before every sandbox starts (`sandboxes.egress_guard`: one
 `iptables-save` per family, cached a few seconds) and restored when it has
 drifted: an `iptables -F` or a firewall reload no longer opens it silently.
 Applying is one atomic `iptables-restore --noflush` per family, so there is
@@ -37,19 +37,14 @@ from __future__ import annotations
 
 import ipaddress
 import logging
-import os
-import secrets
-import subprocess
-import threading
-import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
 
 import docker
 import docker.errors
 from docker.models.networks import Network
+
+from sandboxes.firewall import NetworkPolicyError, Runner
 
 logger = logging.getLogger(__name__)
 
@@ -58,8 +53,6 @@ logger = logging.getLogger(__name__)
 # iptables allows 28 characters; a Linux interface name has at most 15.
 FORWARD_PREFIX = "ATELIER-FWD-"
 INPUT_PREFIX = "ATELIER-IN-"
-POLICY_CHECK_TTL = 5.0  # seconds a verified policy is trusted before the next sandbox start checks again
-HELPER_LABEL = "atelier.egress-helper"
 
 # Written exactly as `iptables-save` prints them, so the installed chains can be
 # compared to the policy line by line.
@@ -93,10 +86,6 @@ IPV6_BLOCKED = (
     "fec0::/10",  # deprecated site-local
     "ff00::/8",  # multicast
 )
-
-
-class NetworkPolicyError(RuntimeError):
-    """The network or its egress policy could not be set up; the message says how to fix it."""
 
 
 @dataclass(frozen=True)
@@ -290,148 +279,6 @@ def restore_input(bridge: str, expected: dict[str, list[str]], listing: dict[str
     return "\n".join(lines) + "\n"
 
 
-# -- where the commands run -----------------------------------------------------
-class Runner(Protocol):
-    where: str  # said by sandbox_doctor: which network namespace was checked
-
-    def run(self, script: str) -> subprocess.CompletedProcess[str]: ...
-
-
-class LocalRunner:
-    """This process's network namespace (it is the Docker daemon's)."""
-
-    def __init__(self, where: str = "") -> None:
-        self.where = where or f"this process's network namespace ({_netns_id()})"
-
-    def run(self, script: str) -> subprocess.CompletedProcess[str]:
-        try:
-            return subprocess.run(["sh", "-c", script], capture_output=True, text=True, timeout=60, check=False)
-        except subprocess.TimeoutExpired as exc:
-            raise NetworkPolicyError(f"iptables did not answer within 60 s: {exc}") from exc
-
-
-class DockerHostRunner:
-    """The Docker daemon's network namespace, reached through the daemon itself.
-
-    Why a helper container rather than `nsenter` from the worker: the worker
-    already holds the Docker socket, and nothing else. nsenter would need the
-    worker to see dockerd's pid (`pid: host`), CAP_SYS_ADMIN and an iptables in
-    the worker image, and it cannot work with a daemon on another host or in
-    another container (docker-in-docker). A container with `network_mode=host`
-    is, by definition, in the namespace where that daemon creates its bridges.
-    It runs under runc (gVisor has its own network stack) with only NET_ADMIN,
-    NET_RAW and SYS_CHROOT, the host's root mounted read-only at /host (/run
-    writable: legacy iptables' lock) and `chroot /host`: so it runs the HOST's
-    own iptables, the same binary and backend (nft or legacy) as dockerd's,
-    where an image's iptables could silently write to the other backend.
-    (`--privileged` + `nsenter --target 1` was tried: privileged containers
-    fail where the host's capability bounding set is reduced, and pid 1 is not
-    always inspectable.) It only ever runs the fixed scripts of this module, is
-    removed after each use and takes ~0.2 s, which the check's cache amortises.
-    """
-
-    def __init__(self, client: docker.DockerClient, image: str) -> None:
-        self._client = client
-        self._image = image
-        self.where = "the Docker daemon's network namespace (through a helper container)"
-
-    def run(self, script: str) -> subprocess.CompletedProcess[str]:
-        try:
-            container = self._client.containers.create(
-                self._image,
-                entrypoint=["chroot", "/host"],
-                command=["sh", "-c", script],
-                name=f"atelier-egress-helper-{secrets.token_hex(4)}",
-                labels={HELPER_LABEL: "1"},
-                user="0",
-                runtime="runc",
-                network_mode="host",
-                cap_drop=["ALL"],
-                cap_add=["NET_ADMIN", "NET_RAW", "SYS_CHROOT"],
-                security_opt=["no-new-privileges"],
-                read_only=True,
-                volumes={"/": {"bind": "/host", "mode": "ro"}, "/run": {"bind": "/host/run", "mode": "rw"}},
-                detach=True,
-            )
-        except docker.errors.APIError as exc:
-            raise NetworkPolicyError(
-                f"cannot create the egress helper container from {self._image}: {exc}. The worker is not in the "
-                "Docker daemon's network namespace, so the policy is applied through it (see "
-                "platform/sandbox/README.md, Egress)."
-            ) from exc
-        try:
-            container.start()
-            status = container.wait(timeout=60)
-            out = container.logs(stdout=True, stderr=False).decode(errors="replace")
-            err = container.logs(stdout=False, stderr=True).decode(errors="replace")
-        except Exception as exc:
-            raise NetworkPolicyError(f"the egress helper container failed: {exc}") from exc
-        finally:
-            try:
-                container.remove(force=True)
-            except docker.errors.APIError:
-                logger.warning("could not remove the egress helper container %s", container.name)
-        return subprocess.CompletedProcess(["sh", "-c", script], int(status.get("StatusCode", -1)), out, err)
-
-
-_PROBE = "cat /proc/sys/kernel/random/boot_id; readlink /proc/self/ns/net"
-
-
-def _netns_id() -> str:
-    try:
-        return os.readlink("/proc/self/ns/net")
-    except OSError:
-        return "net:[?]"
-
-
-def _local_identity() -> tuple[str, str]:
-    try:
-        boot_id = Path("/proc/sys/kernel/random/boot_id").read_text().strip()
-    except OSError:
-        boot_id = ""
-    return boot_id, _netns_id()
-
-
-_runners: dict[str, Runner] = {}
-_runners_lock = threading.Lock()
-
-
-def policy_runner(
-    client: docker.DockerClient, image: str, *, identity: Callable[[], tuple[str, str]] = _local_identity
-) -> Runner:
-    """How to run iptables in the Docker daemon's network namespace, decided once
-    per process and daemon: a helper container on the daemon's host network
-    reports its kernel (boot id) and namespace; when both are ours, iptables runs
-    here directly (milliseconds), otherwise always through the helper.
-    Namespace ids alone could coincide on two machines (the initial one has the
-    same number everywhere), hence the boot id."""
-    key = str(client.api.base_url)
-    with _runners_lock:
-        if key in _runners:
-            return _runners[key]
-        helper = DockerHostRunner(client, image)
-        probe = helper.run(_PROBE)
-        fields = probe.stdout.split()
-        if probe.returncode != 0 or len(fields) != 2:
-            raise NetworkPolicyError(
-                f"cannot find the Docker daemon's network namespace (helper exit {probe.returncode}: "
-                f"{probe.stderr.strip()[-300:]})"
-            )
-        boot_id, netns = identity()
-        runner: Runner
-        if (boot_id, netns) == (fields[0], fields[1]):
-            runner = LocalRunner(f"this process's network namespace ({netns}), which is the Docker daemon's")
-        else:
-            runner = helper
-            helper.where = (
-                f"the Docker daemon's network namespace ({fields[1]}) through a helper container; "
-                f"this process is in {netns}" + ("" if boot_id == fields[0] else " on another kernel")
-            )
-            logger.info("egress policy: %s", helper.where)
-        _runners[key] = runner
-        return runner
-
-
 # -- reading, applying, checking ------------------------------------------------
 _READ_SCRIPT = (
     "iptables-save -t filter || exit 3; echo '@@ATELIER-IPV6@@'; "
@@ -512,64 +359,3 @@ def remove_egress_policy(net: NetworkSettings, runner: Runner) -> None:
         for chain in (forward_chain, input_chain):
             script.append(f"{ipt} -F {chain} 2>/dev/null && {ipt} -X {chain}")
     runner.run("\n".join(script) + "\ntrue")
-
-
-class EgressGuard:
-    """Before each sandbox starts: is the policy still in place? One read of
-    the tables (no re-apply), trusted for `ttl` seconds. A drifted policy is
-    re-applied; if that fails, the start is refused: a sandbox never starts
-    unpoliced."""
-
-    def __init__(
-        self, policy: EgressPolicy, *, ttl: float = POLICY_CHECK_TTL, clock: Callable[[], float] = time.monotonic
-    ) -> None:
-        self.policy = policy
-        self.ttl = ttl
-        self._clock = clock
-        self._lock = threading.Lock()
-        self._verified_at: float | None = None
-        self._ever_verified = False
-        self.repairs = 0  # how many times a drifted policy was restored (seen by tests and logs)
-
-    def ensure(self) -> None:
-        with self._lock:  # concurrent starts wait for one check instead of each running their own
-            if self._verified_at is not None and self._clock() - self._verified_at < self.ttl:
-                return
-            self._verified_at = None
-            problems = self.policy.problems()
-            if problems:
-                bridge = self.policy.net.bridge
-                # The first check of a process usually finds it missing (a new host, a new bridge);
-                # a policy that was in place and is not any more is worth an operator's attention.
-                level = logging.WARNING if self._ever_verified else logging.INFO
-                logger.log(level, "egress policy for bridge %s is not in place (%s): applying it", bridge, problems)
-                try:
-                    self.policy.apply()
-                except NetworkPolicyError as exc:
-                    raise NetworkPolicyError(
-                        f"the egress policy for bridge {bridge} is not in place ({'; '.join(problems)}) and could "
-                        f"not be restored: {exc}. No sandbox starts until it is: run `python manage.py "
-                        "sandbox_doctor --fix` as root on the Docker host."
-                    ) from exc
-                if remaining := self.policy.problems():
-                    raise NetworkPolicyError(
-                        f"the egress policy for bridge {bridge} was re-applied but is still not in place: "
-                        f"{'; '.join(remaining)}. No sandbox starts until it is."
-                    )
-                self.repairs += 1
-            self._verified_at = self._clock()
-            self._ever_verified = True
-
-
-_guards: dict[tuple[str, NetworkSettings], EgressGuard] = {}
-_guards_lock = threading.Lock()
-
-
-def egress_guard(client: docker.DockerClient, net: NetworkSettings, image: str) -> EgressGuard:
-    """The process-wide guard of one network on one daemon."""
-    key = (str(client.api.base_url), net)
-    with _guards_lock:
-        guard = _guards.get(key)
-        if guard is None:
-            guard = _guards[key] = EgressGuard(EgressPolicy(net, policy_runner(client, image)))
-        return guard

@@ -34,9 +34,9 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from sandboxes.docker_runtime import DockerSandbox
+from sandboxes.egress_guard import POLICY_CHECK_TTL
+from sandboxes.firewall import LocalRunner
 from sandboxes.network import (
-    POLICY_CHECK_TTL,
-    LocalRunner,
     NetworkSettings,
     chain_names,
     egress_policy_problems,

@@ -8,12 +8,12 @@ import subprocess
 
 import pytest
 
+from sandboxes.egress_guard import EgressGuard
+from sandboxes.firewall import NetworkPolicyError
 from sandboxes.network import (
     IPV4_BLOCKED,
     IPV6_BLOCKED,
-    EgressGuard,
     EgressPolicy,
-    NetworkPolicyError,
     NetworkSettings,
     jumps,
     parse_save,

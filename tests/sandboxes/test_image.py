@@ -27,7 +27,7 @@ def test_the_media_tools_are_on_path_and_work(shared_sandbox):
         "python3 -c 'from midiutil import MIDIFile; m = MIDIFile(1); m.addNote(0, 0, 60, 0, 1, 100); "
         'm.writeFile(open("t.mid", "wb"))\' && '
         'fluidsynth -ni -F t.wav "$SOUNDFONT" t.mid >/dev/null 2>&1 && '
-        "python3 -c 'import weasyprint; weasyprint.HTML(string=\"<p>日本語</p>\").write_pdf(\"t.pdf\")' && "
+        'python3 -c \'import weasyprint; weasyprint.HTML(string="<p>日本語</p>").write_pdf("t.pdf")\' && '
         "pdftotext t.pdf - | head -1 && ls clip.mp4 t.wav t.pdf | wc -l",
         timeout=240,
     )

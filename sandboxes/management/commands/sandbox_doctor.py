@@ -9,7 +9,8 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from sandboxes.docker_runtime import SandboxConfig
 from sandboxes.doctor import run_checks
-from sandboxes.network import apply_egress_policy, ensure_network, policy_runner
+from sandboxes.firewall import policy_runner
+from sandboxes.network import apply_egress_policy, ensure_network
 
 
 class Command(BaseCommand):
