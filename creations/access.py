@@ -32,6 +32,16 @@ def creation_visible(*, creation: Creation, user: AnyUser, membership: Membershi
     return True
 
 
+def can_cancel_run(*, run: Run, user: AnyUser, membership: Membership | None) -> bool:
+    """Members cancel the runs they started; owners and admins any run of their workspace
+    (a private creation's too: stopping it shows them nothing of it)."""
+    if membership is None or not membership.can_create:
+        return False
+    if membership.can_manage:
+        return True
+    return run.started_by_id == user.pk and creation_visible(creation=run.creation, user=user, membership=membership)
+
+
 def can_view_creation(*, creation: Creation, user: AnyUser) -> bool:
     membership = membership_get(workspace=creation.workspace_id, user=user)
     return creation_visible(creation=creation, user=user, membership=membership)

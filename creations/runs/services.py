@@ -16,7 +16,7 @@ from django.core.files.base import ContentFile
 from django.core.files.uploadedfile import UploadedFile
 from django.db import transaction
 
-from creations.access import can_view_creation
+from creations.access import can_cancel_run, can_view_creation
 from creations.models import ACTIVE_STATUSES, Creation, InputFile, Run, RunStatus, Visibility
 from creations.runs import queue
 from creations.runs.inputs import clean_input_files
@@ -111,14 +111,10 @@ def run_cancel(*, run: Run, user: AnyUser) -> bool:
     """Ask a run to stop. A queued run ends at once; a started one is stopped by its
     worker (the sandbox within about 2 s). Returns False when it had already ended.
 
-    Members cancel the runs they started; owners and admins any run of their
-    workspace (a private creation's too: stopping it shows them nothing of it)."""
+    Who may: `creations.access.can_cancel_run`."""
     membership = _creator_membership(workspace=run.creation.workspace, user=user)
-    if not membership.can_manage:
-        if not can_view_creation(creation=run.creation, user=user):
-            raise PermissionDenied("You cannot see this run.")
-        if run.started_by_id != user.pk:
-            raise PermissionDenied("You can cancel the runs you started; owners and admins can cancel any.")
+    if not can_cancel_run(run=run, user=user, membership=membership):
+        raise PermissionDenied("You can cancel the runs you started; owners and admins can cancel any.")
     asked = run_request_cancel(run_id=run.pk, user=user)
     if run_finish(
         run_id=run.pk,

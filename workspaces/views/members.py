@@ -14,7 +14,7 @@ from workspaces.invitations import (
     invitation_problem,
     invitation_revoke,
 )
-from workspaces.models import Invitation, Membership
+from workspaces.models import Invitation, Membership, Role
 from workspaces.permissions import workspace_membership_or_404
 from workspaces.selectors import workspace_members, workspace_open_invitations
 from workspaces.services import WorkspaceRuleError, membership_change_role, membership_remove
@@ -48,7 +48,7 @@ def workspace_members_view(request: HttpRequest, slug: str) -> HttpResponse:
         "members": workspace_members(workspace=workspace),
         "invitations": workspace_open_invitations(workspace=workspace) if membership.can_manage else [],
         "form": form,
-        "role_choices": RoleForm.base_fields["role"].choices,  # type: ignore[attr-defined]
+        "role_choices": Role.choices,
         "new_link": new_link,
     }
     return render(request, "workspaces/members.html", context, status=400 if form.errors else 200)

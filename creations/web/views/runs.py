@@ -12,7 +12,7 @@ from django.http.response import HttpResponseBase
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
-from creations.access import run_for_viewer_or_404
+from creations.access import can_cancel_run, run_for_viewer_or_404
 from creations.artifacts.display import artifact_displays
 from creations.artifacts.streaming import file_chunks
 from creations.events.trajectory import live_replay_after, run_trajectory
@@ -35,9 +35,7 @@ def run_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "creation": run.creation,
         "workspace": run.creation.workspace if viewing.is_member else None,
         "can_create": viewing.can_create,
-        # The same rule as run_cancel: the run's starter, or the workspace's owners and admins.
-        "can_cancel": viewing.can_create
-        and (run.started_by_id == request.user.pk or bool(viewing.membership and viewing.membership.can_manage)),
+        "can_cancel": can_cancel_run(run=run, user=request.user, membership=viewing.membership),
         "trajectory": run_trajectory(run=run, before_seq=_before_seq(request)) if run.is_final else None,
         "live_after": 0 if run.is_final else live_replay_after(run=run),
         "artifacts": artifact_displays(run.artifacts.all(), user=request.user) if run.is_final else [],
