@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import tracemalloc
-
 import pytest
+
+from tests.support.sandboxes import run_measured
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -97,20 +97,8 @@ def test_long_output_is_cut_for_the_model_and_saved_whole_in_the_sandbox(sandbox
 
 
 def test_printing_100_mb_keeps_worker_memory_bounded(sandbox):
-    streamed = 0
-
-    def count(chunk: str) -> None:
-        nonlocal streamed
-        streamed += len(chunk)
-
-    tracemalloc.start()
-    try:
-        result = sandbox.run_command(
-            "head -c 100000000 /dev/zero | tr '\\0' x; echo; echo done", timeout=240, on_output=count
-        )
-        _, peak = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
+    measured = run_measured(sandbox, "head -c 100000000 /dev/zero | tr '\\0' x; echo; echo done", timeout=240)
+    result, peak, streamed = measured.result, measured.worker_peak_bytes, measured.streamed_chars
     assert result.exit_code == 0
     assert result.output.rstrip().endswith("done")
     assert peak < 20 * 1024 * 1024, f"worker peak {peak / 1e6:.1f} MB"

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import tracemalloc
-
 import pytest
 
 from sandboxes.docker_runtime import DockerSandbox, ExecOutputTooLarge
-from tests.support.sandboxes import start_with
+from tests.support.sandboxes import run_measured, start_with
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -110,20 +108,8 @@ def test_a_full_disk_says_so_and_the_next_commands_run(fill, path):
 
 
 def test_a_command_printing_a_gigabyte_is_stopped_and_the_worker_reads_a_bounded_amount(box):
-    streamed = 0
-
-    def count(chunk: str) -> None:
-        nonlocal streamed
-        streamed += len(chunk)
-
-    tracemalloc.start()
-    try:
-        result = box.run_command(
-            "head -c 1000000000 /dev/zero | tr '\\0' x; echo; echo done", timeout=240, on_output=count
-        )
-        _, peak = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
+    measured = run_measured(box, "head -c 1000000000 /dev/zero | tr '\\0' x; echo; echo done", timeout=240)
+    result, peak, streamed = measured.result, measured.worker_peak_bytes, measured.streamed_chars
     assert result.output_clipped
     assert result.output.startswith("xxxx")
     assert "printed more than 128 MB and was stopped" in result.output
