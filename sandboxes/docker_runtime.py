@@ -24,7 +24,8 @@ from sandboxes.freezer import Freezer
 from sandboxes.image import sandbox_image_tag
 from sandboxes.network import NetworkSettings, ensure_network
 from sandboxes.runtime import CommandResult, CopyOutReport, OutputCallback
-from sandboxes.shell import STATE_DIR, PersistentShell, ShellLimits, ShellUnavailable
+from sandboxes.shell import PersistentShell, ShellUnavailable
+from sandboxes.shell_scripts import STATE_DIR, ShellLimits
 
 logger = logging.getLogger(__name__)
 EXIT_STATE_SETTLE_SECONDS = 5.0  # how long to wait for Docker to record a sandbox's end
