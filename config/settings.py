@@ -264,6 +264,12 @@ AGENT_MODEL_BACKOFF_INITIAL = env.float(
 AGENT_MODEL_BACKOFF_MAX = env.float(
     "AGENT_MODEL_BACKOFF_MAX", default=AGENT_DEFAULTS["AGENT_MODEL_BACKOFF_MAX"], validate=Range(min=0)
 )
+# Model endpoints on loopback or private addresses (a self-hosted vLLM on the LAN,
+# a model on the developer's machine). Link-local and cloud metadata addresses
+# are refused whatever this says (sandboxes/agent/endpoint_addresses.py).
+MODEL_ENDPOINT_ALLOW_PRIVATE = env.bool("MODEL_ENDPOINT_ALLOW_PRIVATE", default=DEBUG)
+# Seconds each call of "Test connection" may take (it makes two, from the web process).
+MODEL_ENDPOINT_CHECK_TIMEOUT = env.float("MODEL_ENDPOINT_CHECK_TIMEOUT", default=10.0, validate=Range(min=0.5, max=60))
 AGENT_DEMO_TYPING_DELAY = env.float(
     "AGENT_DEMO_TYPING_DELAY", default=AGENT_DEFAULTS["AGENT_DEMO_TYPING_DELAY"], validate=Range(min=0, max=1)
 )  # s per piece

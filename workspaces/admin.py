@@ -1,7 +1,5 @@
-from typing import Any
-
-from django import forms
 from django.contrib import admin
+from django.http import HttpRequest
 
 from workspaces.models import Membership, ModelEndpoint, Workspace
 
@@ -19,33 +17,32 @@ class WorkspaceAdmin(admin.ModelAdmin[Workspace]):
     inlines = [MembershipInline]
 
 
-class ModelEndpointForm(forms.ModelForm[ModelEndpoint]):
-    # Write-only: the stored key is never sent back to the browser; leave the
-    # field empty to keep it.
-    api_key = forms.CharField(required=False, widget=forms.PasswordInput(render_value=False))
-
-    class Meta:
-        model = ModelEndpoint
-        fields = [
-            "workspace",
-            "name",
-            "base_url",
-            "model",
-            "api_key",
-            "extra_body",
-            "temperature",
-            "max_tokens",
-            "is_enabled",
-        ]
-
-    def clean_api_key(self) -> Any:
-        key = self.cleaned_data.get("api_key")
-        return key or (self.instance.api_key if self.instance.pk else "")
-
-
 @admin.register(ModelEndpoint)
 class ModelEndpointAdmin(admin.ModelAdmin[ModelEndpoint]):
-    form = ModelEndpointForm
-    list_display = ["name", "workspace", "model", "base_url", "is_enabled"]
+    """Staff may look and switch an endpoint off; teams add and edit them in the
+    workspace's Models page (`workspaces.endpoints`), where the address rules
+    and the key rules live. The key itself is not a field here at all."""
+
+    list_display = ["name", "workspace", "model", "base_url", "api_key_hint", "is_enabled", "retired_at"]
     list_filter = ["is_enabled"]
     search_fields = ["name", "model", "workspace__name"]
+    shown: tuple[str, ...] = (
+        "workspace",
+        "name",
+        "base_url",
+        "model",
+        "api_key_hint",
+        "extra_body",
+        "temperature",
+        "max_tokens",
+        "is_enabled",
+        "retired_at",
+        "checked_at",
+        "check_verdict",
+        "check_message",
+    )
+    fields = shown
+    readonly_fields = tuple(field for field in shown if field != "is_enabled")
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False

@@ -44,3 +44,32 @@ class InvitationForm(forms.Form):
 
 class RoleForm(forms.Form):
     role = forms.ChoiceField(choices=Role.choices)
+
+
+class ModelEndpointForm(forms.Form):
+    """What a person types; the rules (address, key, JSON) are the service's,
+    so the admin, this form and any other caller get the same answers."""
+
+    name = forms.CharField(max_length=80, help_text="Shown in the model picker, e.g. “GPT-4.1 (team key)”.")
+    base_url = forms.CharField(
+        max_length=500, label="Base URL", help_text="The OpenAI-compatible API root, e.g. https://api.openai.com/v1."
+    )
+    model = forms.CharField(max_length=200, help_text="The model name the endpoint expects, e.g. gpt-4.1.")
+    # Write-only: never rendered back, not even after an error elsewhere on the form.
+    api_key = forms.CharField(
+        required=False, max_length=2000, label="API key", widget=forms.PasswordInput(render_value=False)
+    )
+    extra_body = forms.CharField(
+        required=False,
+        label="Extra request body (JSON)",
+        widget=forms.Textarea(attrs={"rows": 3, "spellcheck": "false"}),
+        help_text='Merged into each request, e.g. {"top_p": 0.9}.',
+    )
+    temperature = forms.FloatField(required=False, min_value=0, max_value=2, help_text="0 to 2; 0.7 when empty.")
+    max_tokens = forms.IntegerField(
+        required=False,
+        min_value=1,
+        max_value=1_000_000,
+        label="Max tokens per reply",
+        help_text="Empty: the model's own limit.",
+    )

@@ -80,24 +80,53 @@ class Membership(models.Model):
         return self.role in ROLES_THAT_MANAGE
 
 
+class EndpointVerdict(models.TextChoices):
+    """What the last "Test connection" found."""
+
+    WORKS = "works", "Works"
+    WRONG_KEY = "wrong_key", "Wrong key"
+    UNKNOWN_MODEL = "unknown_model", "Unknown model"
+    NO_TOOLS = "no_tools", "No tool calling"
+    UNREACHABLE = "unreachable", "Unreachable"
+    TLS_ERROR = "tls_error", "TLS error"
+    TIMEOUT = "timeout", "Timed out"
+    REFUSED_ADDRESS = "refused_address", "Address not allowed"
+    REJECTED = "rejected", "Request rejected"
+    SERVER_ERROR = "server_error", "Endpoint error"
+
+
 class ModelEndpoint(models.Model):
-    """An OpenAI-compatible model a workspace may use (OpenAI, vLLM, Ollama, ...)."""
+    """An OpenAI-compatible model a workspace may use (OpenAI, vLLM, Ollama, ...).
+
+    Written only through `workspaces.endpoints` (the key is write-only, a new
+    host needs the key again); an endpoint that made creations is retired
+    rather than deleted: its key is erased and it leaves every list, while
+    those creations keep its name."""
 
     workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="model_endpoints")
     name = models.CharField(max_length=80, help_text="Shown in the model picker.")
     base_url = models.URLField(max_length=500, help_text="e.g. https://api.openai.com/v1")
     model = models.CharField(max_length=200, help_text="The model name the endpoint expects.")
     api_key = EncryptedTextField(blank=True, help_text="Stored encrypted; never enters a sandbox.")
+    api_key_hint = models.CharField(max_length=4, blank=True, help_text="The key's last four characters.")
     extra_body = models.JSONField(default=dict, blank=True, help_text="Merged into each request body.")
     temperature = models.FloatField(default=0.7)
     max_tokens = models.PositiveIntegerField(null=True, blank=True, help_text="Per model reply.")
     is_enabled = models.BooleanField(default=True)
     created_at = models.DateTimeField(auto_now_add=True)
+    retired_at = models.DateTimeField(null=True, blank=True)
+    checked_at = models.DateTimeField(null=True, blank=True)
+    check_verdict = models.CharField(max_length=20, choices=EndpointVerdict.choices, blank=True)
+    check_message = models.CharField(max_length=500, blank=True)
 
     class Meta:
         ordering = ["name"]
         constraints = [
-            models.UniqueConstraint(fields=["workspace", "name"], name="model_endpoint_unique_name_per_workspace"),
+            models.UniqueConstraint(
+                fields=["workspace", "name"],
+                condition=Q(retired_at__isnull=True),
+                name="model_endpoint_unique_name_per_workspace",
+            ),
             models.CheckConstraint(
                 condition=Q(temperature__gte=0) & Q(temperature__lte=2), name="model_endpoint_temperature_range"
             ),

@@ -4,7 +4,7 @@ from django.contrib.auth.models import AnonymousUser, User
 from django.db.models import QuerySet
 from django.utils import timezone
 
-from workspaces.models import Invitation, Membership, Workspace
+from workspaces.models import Invitation, Membership, ModelEndpoint, Workspace
 
 
 def workspaces_for_user(*, user: User | AnonymousUser) -> QuerySet[Workspace]:
@@ -34,3 +34,12 @@ def workspace_open_invitations(*, workspace: Workspace) -> QuerySet[Invitation]:
 
 def workspace_member_count(*, workspace: Workspace) -> int:
     return Membership.objects.filter(workspace=workspace).count()
+
+
+def workspace_endpoints(*, workspace: Workspace) -> QuerySet[ModelEndpoint]:
+    """The workspace's model endpoints, retired ones left out."""
+    return ModelEndpoint.objects.filter(workspace=workspace, retired_at__isnull=True).order_by("name")
+
+
+def workspace_endpoint_get(*, workspace: Workspace, pk: int) -> ModelEndpoint | None:
+    return workspace_endpoints(workspace=workspace).filter(pk=pk).select_related("workspace").first()

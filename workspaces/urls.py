@@ -1,6 +1,6 @@
 from django.urls import path
 
-from workspaces.views import accounts, members, teams
+from workspaces.views import accounts, endpoints, members, teams
 
 urlpatterns = [
     path("", accounts.home, name="home"),
@@ -13,5 +13,11 @@ urlpatterns = [
     path("w/<slug:slug>/members/<int:membership_id>/role/", members.membership_role_view, name="membership_role"),
     path("w/<slug:slug>/members/<int:membership_id>/remove/", members.membership_remove_view, name="membership_remove"),
     path("w/<slug:slug>/invitations/<int:pk>/revoke/", members.invitation_revoke_view, name="invitation_revoke"),
+    path("w/<slug:slug>/models/", endpoints.endpoints_view, name="workspace_endpoints"),
+    path("w/<slug:slug>/models/new/", endpoints.endpoint_new, name="endpoint_new"),
+    path("w/<slug:slug>/models/<int:pk>/", endpoints.endpoint_edit, name="endpoint_edit"),
+    path("w/<slug:slug>/models/<int:pk>/test/", endpoints.endpoint_test_view, name="endpoint_test"),
+    path("w/<slug:slug>/models/<int:pk>/enabled/", endpoints.endpoint_enabled_view, name="endpoint_enabled"),
+    path("w/<slug:slug>/models/<int:pk>/delete/", endpoints.endpoint_delete_view, name="endpoint_delete"),
     path("invitations/<str:token>/", members.invitation_accept_view, name="invitation_accept"),
 ]

@@ -49,6 +49,10 @@ def model_for(creation: Creation) -> ModelClient:
     endpoint = creation.model_endpoint
     if endpoint is None:
         return demo_model_client(creation.brief)
+    if endpoint.retired_at is not None:
+        raise RunSetupError(
+            f"The model endpoint “{endpoint.name}” was deleted from this workspace; fork with another model."
+        )
     if not endpoint.is_enabled:
         raise RunSetupError(f"The model endpoint “{endpoint.name}” is disabled in this workspace.")
     return model_client_for(

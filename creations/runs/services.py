@@ -53,8 +53,10 @@ def _clean_endpoint(workspace: Workspace, endpoint: ModelEndpoint | None) -> Mod
         return None
     if endpoint.workspace_id != workspace.pk:
         raise ValidationError({"model_endpoint": "That model is not registered in this workspace."})
+    if endpoint.retired_at is not None:
+        raise ValidationError({"model_endpoint": f"The model “{endpoint.name}” was deleted; fork with another model."})
     if not endpoint.is_enabled:
-        raise ValidationError({"model_endpoint": "That model is disabled; pick another one."})
+        raise ValidationError({"model_endpoint": f"The model “{endpoint.name}” is switched off; pick another one."})
     return endpoint
 
 
@@ -133,6 +135,7 @@ def run_rerun(*, creation: Creation, user: User) -> Run:
     if not can_view_creation(creation=creation, user=user):
         raise PermissionDenied("You cannot see this creation.")
     _creator_membership(workspace=creation.workspace, user=user)
+    _clean_endpoint(creation.workspace, creation.model_endpoint)
     with transaction.atomic():
         return _queue_new_run(creation, started_by=user)
 

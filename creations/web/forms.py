@@ -11,6 +11,7 @@ from creations.models import ArtifactKind, Visibility
 from creations.runs.inputs import allowed_extensions, input_rules_text
 from creations.runs.limits import run_ceilings
 from workspaces.models import ModelEndpoint, Workspace
+from workspaces.selectors import workspace_endpoints
 
 DEMO_MODEL_CHOICE = ""
 DEMO_MODEL_LABEL_TEXT = "Demo model (replay of bundled trajectories, no API key)"
@@ -51,7 +52,7 @@ class CreationForm(forms.Form):
     def __init__(self, *args: Any, workspace: Workspace, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.workspace = workspace
-        self.endpoints = {str(e.pk): e for e in ModelEndpoint.objects.filter(workspace=workspace, is_enabled=True)}
+        self.endpoints = {str(e.pk): e for e in workspace_endpoints(workspace=workspace).filter(is_enabled=True)}
         model_field = self.fields["model"]
         assert isinstance(model_field, forms.ChoiceField)
         model_field.choices = [(DEMO_MODEL_CHOICE, DEMO_MODEL_LABEL_TEXT)] + [

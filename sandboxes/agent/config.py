@@ -17,6 +17,9 @@ DEFAULTS: dict[str, Any] = {
     "AGENT_MODEL_BACKOFF_MAX": 20.0,
     "AGENT_DEMO_TYPING_DELAY": 0.0,
     "SANDBOX_COMMAND_TIMEOUT": 180.0,
+    # Outside the platform whoever runs the agent picks the model, often on
+    # their own machine; the platform's settings decide for its workspaces.
+    "MODEL_ENDPOINT_ALLOW_PRIVATE": True,
 }
 
 

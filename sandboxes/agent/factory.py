@@ -40,4 +40,5 @@ def model_client_for(
         timeout=agent_setting("AGENT_MODEL_TIMEOUT") if timeout is None else timeout,
         connect_timeout=agent_setting("AGENT_MODEL_CONNECT_TIMEOUT") if connect_timeout is None else connect_timeout,
         retry=retry,
+        allow_private=bool(agent_setting("MODEL_ENDPOINT_ALLOW_PRIVATE")),
     )

@@ -16,11 +16,13 @@ import threading
 from collections.abc import Iterator
 from http.cookiejar import CookieJar, DefaultCookiePolicy
 from typing import Any
+from urllib.parse import urlsplit
 
 import httpx2
 import openai
 from openai.types.chat import ChatCompletion, ChatCompletionChunk
 
+from sandboxes.agent.endpoint_addresses import guarded_transport, refused_in_chain
 from sandboxes.agent.model import (
     ContextOverflowError,
     ModelCancelled,
@@ -48,24 +50,33 @@ CONTEXT_OVERFLOW_MARKERS = (
 )
 
 
-_shared_http: tuple[int, httpx2.Client] | None = None
+# The `openai` package's own default pool size.
+CONNECTION_LIMITS = httpx2.Limits(max_connections=1000, max_keepalive_connections=100)
+
+_shared_http: dict[bool, tuple[int, httpx2.Client]] = {}
 _shared_http_lock = threading.Lock()
 
 
-def shared_http_client() -> httpx2.Client:
-    """One HTTP client per process for every model endpoint: building one per
-    run costs about 30 ms of CPU (its TLS context loads the CA bundle), and a
-    shared pool keeps connections to an endpoint alive from run to run. Keys
-    and timeouts travel with each request, and it keeps no cookies (a
-    gateway's session cookie for one workspace's key must never ride along
-    with another's), so sharing it leaks nothing between workspaces. Rebuilt
-    after a fork (a pool must not cross one)."""
-    global _shared_http
+def shared_http_client(*, allow_private: bool) -> httpx2.Client:
+    """One HTTP client per process (and address rule) for every model endpoint:
+    building one per run costs about 30 ms of CPU (its TLS context loads the CA
+    bundle), and a shared pool keeps connections to an endpoint alive from run
+    to run. Keys and timeouts travel with each request, and it keeps no cookies
+    (a gateway's session cookie for one workspace's key must never ride along
+    with another's), so sharing it leaks nothing between workspaces. Every
+    connection it opens is checked against the endpoint address rules
+    (`endpoint_addresses`). Rebuilt after a fork (a pool must not cross one)."""
     with _shared_http_lock:
-        if _shared_http is None or _shared_http[0] != os.getpid():
+        shared = _shared_http.get(allow_private)
+        if shared is None or shared[0] != os.getpid():
             no_cookies = CookieJar(policy=DefaultCookiePolicy(allowed_domains=[]))
-            _shared_http = (os.getpid(), openai.DefaultHttpx2Client(cookies=no_cookies))
-        return _shared_http[1]
+            client = openai.DefaultHttpx2Client(
+                cookies=no_cookies,
+                limits=CONNECTION_LIMITS,
+                transport=guarded_transport(allow_private=allow_private, limits=CONNECTION_LIMITS),
+            )
+            shared = _shared_http[allow_private] = (os.getpid(), client)
+        return shared[1]
 
 
 class _Retryable(Exception):
@@ -87,6 +98,7 @@ class OpenAIModelClient:
         timeout: float = 120.0,
         connect_timeout: float = 10.0,
         retry: RetryPolicy | None = None,
+        allow_private: bool = True,
     ) -> None:
         self.model = model
         self.base_url = base_url
@@ -101,7 +113,7 @@ class OpenAIModelClient:
             api_key=api_key or "no-key",
             timeout=httpx2.Timeout(timeout, connect=connect_timeout),
             max_retries=0,
-            http_client=shared_http_client(),
+            http_client=shared_http_client(allow_private=allow_private),
         )
 
     @property
@@ -125,7 +137,7 @@ class OpenAIModelClient:
                 if attempt >= self._retry.retries:
                     raise ModelError(
                         f"The model endpoint kept failing ({problem}); gave up after "
-                        f"{attempt + 1} attempts. Check that {self.base_url} is up."
+                        f"{attempt + 1} attempts. Check that {public_url(self.base_url)} is up."
                     ) from None
                 delay = self._retry.delay(attempt, problem.retry_after)
                 log.warning("model request failed (%s); retry %d in %.1fs", problem, attempt + 1, delay)
@@ -170,9 +182,12 @@ class OpenAIModelClient:
         except openai.APIStatusError as error:
             raise self._classify_status_error(error) from None
         except (openai.APIConnectionError, httpx2.TransportError) as error:
+            refused = refused_in_chain(error)
+            if refused is not None:
+                raise ModelError(f"The model endpoint's address is not allowed: {refused}") from None
             raise _Retryable(_describe_connection_error(error)) from None
-        except openai.APIError as error:  # an error event inside the stream
-            raise _Retryable(f"stream error: {error.message}") from None
+        except openai.APIError:  # an error event inside the stream; its text is the endpoint's, not shown
+            raise _Retryable("the endpoint reported an error in the middle of its reply") from None
 
     def _read_stream(
         self,
@@ -227,24 +242,25 @@ class OpenAIModelClient:
         )
 
     def _classify_status_error(self, error: openai.APIStatusError) -> Exception:
+        """Sort an HTTP error by its status. The endpoint's own text is read to
+        recognise a too-long conversation but never repeated: it may echo the
+        key or the request, and it ends up on a page for the whole workspace."""
         status = error.status_code
-        detail = _error_detail(error)
-        lowered = detail.lower()
+        lowered = _error_detail(error).lower()
         if status in (400, 413) and any(marker in lowered for marker in CONTEXT_OVERFLOW_MARKERS):
-            return ContextOverflowError(f"the conversation is too long for the model: {detail}")
+            return ContextOverflowError(f"the conversation is too long for the model (HTTP {status})")
         if status in RETRYABLE_STATUSES or status >= 500:
-            return _Retryable(f"HTTP {status}: {detail}", _retry_after(error))
+            return _Retryable(f"HTTP {status}", _retry_after(error))
         if status in (401, 403):
             return ModelError(
-                f"The model endpoint refused the API key (HTTP {status}: {detail}). "
-                "Check the key registered for this model."
+                f"The model endpoint refused the API key (HTTP {status}). Check the key registered for this model."
             )
         if status == 404 or ("model" in lowered and ("not found" in lowered or "does not exist" in lowered)):
             return ModelError(
-                f"The model endpoint does not know model '{self.model}' at {self.base_url} "
-                f"(HTTP {status}: {detail}). Check the base URL and the model name."
+                f"The model endpoint does not know model '{self.model}' at {public_url(self.base_url)} "
+                f"(HTTP {status}). Check the base URL and the model name."
             )
-        return ModelError(f"The model endpoint rejected the request (HTTP {status}: {detail}).")
+        return ModelError(f"The model endpoint rejected the request (HTTP {status}).")
 
 
 class _ReusableStream(openai.Stream[ChatCompletionChunk]):
@@ -289,6 +305,17 @@ def _retry_after(error: openai.APIStatusError) -> float | None:
         return float(raw) if raw is not None else None
     except ValueError:
         return None
+
+
+def public_url(base_url: str) -> str:
+    """The base URL as it may be shown: scheme, host, port and path, without
+    credentials or a query string (some gateways take their key there)."""
+    parts = urlsplit(base_url)
+    host = parts.hostname or ""
+    if ":" in host:
+        host = f"[{host}]"
+    port = f":{parts.port}" if parts.port else ""
+    return f"{parts.scheme}://{host}{port}{parts.path}"
 
 
 def _describe_connection_error(error: Exception) -> str:

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import json
 import socket
+import ssl
 import threading
 import time
 from collections.abc import Iterable, Sequence
@@ -72,10 +73,13 @@ class ScriptedModel:
         model: str = "scripted",
         api_key: str | None = None,
         exhausted: ScriptEntry | None = None,
+        tls: ssl.SSLContext | None = None,
     ) -> None:
         self.script: list[ScriptEntry] = list(script)
         self.model = model
         self.api_key = api_key  # when set, other keys get HTTP 401
+        self.tools_supported = True  # when False, a request with tools gets HTTP 400, as from Ollama
+        self.tls = tls  # serve HTTPS with this server-side context
         self.exhausted: ScriptEntry = exhausted or HttpError(500, "the scripted model has no more replies")
         self.requests: list[RecordedRequest] = []
         self._lock = threading.Lock()
@@ -88,6 +92,8 @@ class ScriptedModel:
     def start(self) -> ScriptedModel:
         handler = _make_handler(self)
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        if self.tls is not None:
+            self._server.socket = self.tls.wrap_socket(self._server.socket, server_side=True)
         self._server.daemon_threads = True
         self._thread = threading.Thread(target=self._server.serve_forever, name="scripted-model", daemon=True)
         self._thread.start()
@@ -112,7 +118,7 @@ class ScriptedModel:
 
     @property
     def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.port}/v1"
+        return f"{'https' if self.tls else 'http'}://127.0.0.1:{self.port}/v1"
 
     # --- script ---------------------------------------------------------
 
@@ -159,6 +165,8 @@ def _make_handler(server: ScriptedModel) -> type[BaseHTTPRequestHandler]:
             return
 
         def do_GET(self) -> None:
+            if self._refuse_wrong_key():
+                return
             if self.path.rstrip("/").endswith("/models"):
                 self._json(
                     200, {"object": "list", "data": [{"id": server.model, "object": "model", "owned_by": "tests"}]}
@@ -192,17 +200,7 @@ def _make_handler(server: ScriptedModel) -> type[BaseHTTPRequestHandler]:
             if not self.path.rstrip("/").endswith("/chat/completions"):
                 self._json(404, {"error": {"message": f"no route {self.path}", "type": "not_found"}})
                 return "404"
-            if server.api_key is not None and self.headers.get("authorization") != f"Bearer {server.api_key}":
-                self._json(
-                    401,
-                    {
-                        "error": {
-                            "message": "Incorrect API key provided.",
-                            "type": "invalid_request_error",
-                            "code": "invalid_api_key",
-                        }
-                    },
-                )
+            if self._refuse_wrong_key():
                 return "401"
             if body.get("model") != server.model:
                 self._json(
@@ -216,6 +214,10 @@ def _make_handler(server: ScriptedModel) -> type[BaseHTTPRequestHandler]:
                     },
                 )
                 return "404"
+            if body.get("tools") and not server.tools_supported:
+                message = f"registry.ollama.ai/library/{server.model} does not support tools"
+                self._json(400, {"error": {"message": message, "type": "api_error"}})
+                return "400"
             entry = server._next_entry(body)
             if entry.delay:
                 time.sleep(entry.delay)
@@ -233,6 +235,13 @@ def _make_handler(server: ScriptedModel) -> type[BaseHTTPRequestHandler]:
             else:
                 self._json(200, _completion(body, reply_entry, server.model))
             return "stream" if body.get("stream") else "json"
+
+        def _refuse_wrong_key(self) -> bool:
+            if server.api_key is None or self.headers.get("authorization") == f"Bearer {server.api_key}":
+                return False
+            message = "Incorrect API key provided."
+            self._json(401, {"error": {"message": message, "type": "invalid_request_error", "code": "invalid_api_key"}})
+            return True
 
         def _stream(self, body: dict[str, Any], entry: Reply, cut_after: int | None) -> None:
             self.send_response(200)

@@ -124,6 +124,9 @@ def creation_rerun(request: HttpRequest, pk: int) -> HttpResponse:
     except PermissionDenied as error:
         messages.error(request, str(error))
         return redirect(creation)
+    except ValidationError as error:
+        messages.error(request, " ".join(error.messages))
+        return redirect(creation)
     return redirect(run)
 
 

@@ -1,0 +1,168 @@
+"""Which addresses a model endpoint may be reached at, checked where it matters:
+on every connection, after DNS resolution.
+
+Anyone who can register an endpoint makes the worker send HTTP requests for
+them, so a base URL naming the cloud's metadata service, or a host name that
+resolves to it, would hand them the machine's credentials. Link-local and
+metadata addresses are therefore refused always. Loopback and private ranges
+are refused too unless the platform allows them (a self-hosted vLLM on the
+LAN is a real need, and development runs its models on loopback).
+
+The check runs inside the HTTP client's connection step (`GuardedNetworkBackend`):
+the address checked is the address connected to, so a name that resolves
+elsewhere on the second lookup (DNS rebinding) or a redirect gains nothing.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import socket
+from collections.abc import Iterable
+from typing import Any, TypeVar
+from urllib.parse import urlsplit
+
+import httpcore2
+import httpx2
+
+IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
+E = TypeVar("E", bound=BaseException)
+
+# Always refused: they are the machine's or the cloud's, never a model server.
+ALWAYS_REFUSED = tuple(
+    ipaddress.ip_network(network)
+    for network in (
+        "169.254.0.0/16",  # link-local, with the metadata service at 169.254.169.254
+        "168.63.129.16/32",  # Azure's wireserver: a public-looking address that serves metadata
+        "100.100.100.200/32",  # Alibaba Cloud's metadata service
+        "fd00:ec2::254/128",  # AWS's IPv6 metadata service
+        "fe80::/10",  # IPv6 link-local
+        "224.0.0.0/4",  # multicast
+        "ff00::/8",
+    )
+)
+
+
+class EndpointAddressRefused(Exception):
+    """The endpoint's host is, or resolves to, an address the platform refuses."""
+
+
+def _unwrapped(address: IPAddress) -> IPAddress:
+    # ::ffff:169.254.169.254 and 64:ff9b::a9fe:a9fe reach the IPv4 address they carry.
+    if isinstance(address, ipaddress.IPv6Address):
+        if address.ipv4_mapped is not None:
+            return address.ipv4_mapped
+        if address in ipaddress.ip_network("64:ff9b::/96"):
+            return ipaddress.IPv4Address(int(address) & 0xFFFFFFFF)
+    return address
+
+
+def address_refusal(address: IPAddress, *, allow_private: bool) -> str | None:
+    """Why `address` may not be connected to, or None when it may."""
+    address = _unwrapped(address)
+    if any(address in network for network in ALWAYS_REFUSED):
+        return "a link-local or cloud metadata address, which is never allowed"
+    if address.is_global:
+        return None
+    if allow_private:
+        return None
+    return "a private or loopback address, which this platform does not allow for model endpoints"
+
+
+def check_resolved(host: str, addresses: Iterable[str], *, allow_private: bool) -> list[str]:
+    """The addresses of `host` that may be used; refused if any of them may not
+    (a name with one bad address is a name someone chose to point there)."""
+    allowed: list[str] = []
+    for raw in addresses:
+        refusal = address_refusal(ipaddress.ip_address(raw.split("%", 1)[0]), allow_private=allow_private)
+        if refusal:
+            raise EndpointAddressRefused(f"{host} is {refusal}." if raw == host else f"{host} resolves to {refusal}.")
+        allowed.append(raw)
+    if not allowed:
+        raise EndpointAddressRefused(f"{host} has no address.")
+    return allowed
+
+
+def resolve(host: str, port: int) -> list[str]:
+    infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    return list(dict.fromkeys(str(info[4][0]) for info in infos))
+
+
+def check_base_url_host(base_url: str, *, allow_private: bool) -> None:
+    """Resolve the base URL's host now and apply the rules (the form's early
+    answer; connections are checked again when they are made)."""
+    parts = urlsplit(base_url)
+    host = parts.hostname or ""
+    port = parts.port or (443 if parts.scheme == "https" else 80)
+    try:
+        addresses = resolve(host, port)
+    except (OSError, UnicodeError):
+        return  # unknown names are the connection test's "unreachable", not a refusal
+    check_resolved(host, addresses, allow_private=allow_private)
+
+
+class GuardedNetworkBackend(httpcore2.SyncBackend):
+    """Resolves the host itself, applies the rules, and connects to an address it checked."""
+
+    def __init__(self, *, allow_private: bool) -> None:
+        self.allow_private = allow_private
+
+    def connect_tcp(
+        self,
+        host: str,
+        port: int,
+        timeout: float | None = None,
+        local_address: str | None = None,
+        socket_options: Iterable[Any] | None = None,
+    ) -> httpcore2.NetworkStream:
+        try:
+            addresses = resolve(host, port)
+        except OSError as error:
+            raise httpcore2.ConnectError(f"cannot resolve {host}: {error}") from error
+        try:
+            allowed = check_resolved(host, addresses, allow_private=self.allow_private)
+        except EndpointAddressRefused as refused:
+            raise httpcore2.ConnectError(str(refused)) from refused
+        last_error: Exception | None = None
+        for address in allowed:
+            try:
+                return super().connect_tcp(address, port, timeout, local_address, socket_options)
+            except (httpcore2.ConnectError, httpcore2.ConnectTimeout) as error:
+                last_error = error
+        assert last_error is not None
+        raise last_error
+
+
+def find_cause(error: BaseException, kind: type[E]) -> E | None:
+    """The first exception of `kind` in the chain of causes behind `error`
+    (HTTP clients wrap the error that matters a few times over)."""
+    seen: set[int] = set()
+    current: BaseException | None = error
+    while current is not None and id(current) not in seen:
+        if isinstance(current, kind):
+            return current
+        seen.add(id(current))
+        current = current.__cause__ or current.__context__
+    return None
+
+
+def refused_in_chain(error: BaseException) -> EndpointAddressRefused | None:
+    """The address refusal behind an HTTP client error, if that is what it was."""
+    return find_cause(error, EndpointAddressRefused)
+
+
+def guarded_transport(*, allow_private: bool, limits: httpx2.Limits) -> httpx2.HTTPTransport:
+    """An HTTP transport whose every connection goes through `GuardedNetworkBackend`.
+
+    httpx builds its connection pool without a way to pass a network backend,
+    so the pool is replaced by an equal one that has it. A transport given to
+    the client also turns off proxies from the environment: behind a proxy the
+    address connected to would be the proxy's, and the rules would check nothing."""
+    transport = httpx2.HTTPTransport(limits=limits)
+    transport._pool = httpcore2.ConnectionPool(
+        ssl_context=httpx2.create_ssl_context(),
+        max_connections=limits.max_connections,
+        max_keepalive_connections=limits.max_keepalive_connections,
+        keepalive_expiry=limits.keepalive_expiry,
+        network_backend=GuardedNetworkBackend(allow_private=allow_private),
+    )
+    return transport
