@@ -13,6 +13,7 @@ from django.urls import reverse
 
 from creations.models import Artifact, Creation, InputFile, Run
 from tests.support.artifacts import Output, finished_run
+from tests.support.factories import ModelEndpointFactory
 from tests.support.fixtures.accounts import PASSWORD, Team, make_user
 from tests.support.media_samples import png_bytes
 from workspaces.models import Membership, ModelEndpoint, Role, Workspace
@@ -130,3 +131,15 @@ def test_a_new_team_dashboard_counts_its_members_and_suggests_inviting(team: Tea
     studio = signed_in(team.owner).get(reverse("workspace_dashboard", args=[team.workspace.slug])).content.decode()
     assert "3 members" in studio
     assert "Invite your colleagues" not in studio
+
+
+def test_a_team_without_a_model_is_told_to_add_one_by_its_managers_only(team: Team) -> None:
+    dashboard = reverse("workspace_dashboard", args=[team.workspace.slug])
+    owner_view = signed_in(team.owner).get(dashboard).content.decode()
+    assert 'data-role="next-model"' in owner_view
+    assert reverse("workspace_endpoints", args=[team.workspace.slug]) in owner_view
+    assert 'data-role="next-model"' not in signed_in(team.member).get(dashboard).content.decode()
+
+    ModelEndpointFactory.create(workspace=team.workspace)
+
+    assert 'data-role="next-model"' not in signed_in(team.owner).get(dashboard).content.decode()
