@@ -274,6 +274,15 @@ AGENT_DEMO_TYPING_DELAY = env.float(
     "AGENT_DEMO_TYPING_DELAY", default=AGENT_DEFAULTS["AGENT_DEMO_TYPING_DELAY"], validate=Range(min=0, max=1)
 )  # s per piece
 
+# --- Quotas ---
+# What a new workspace may use; staff change them per workspace in the admin.
+QUOTA_DEFAULT_CONCURRENT_RUNS = env.int("QUOTA_DEFAULT_CONCURRENT_RUNS", default=2, validate=Range(min=1, max=1000))
+QUOTA_DEFAULT_MONTH_SANDBOX_SECONDS = env.int(
+    "QUOTA_DEFAULT_MONTH_SANDBOX_SECONDS", default=20 * 3600, validate=Range(min=0)
+)
+QUOTA_DEFAULT_MONTH_TOKENS = env.int("QUOTA_DEFAULT_MONTH_TOKENS", default=20_000_000, validate=Range(min=0))
+QUOTA_DEFAULT_STORAGE_BYTES = env.int("QUOTA_DEFAULT_STORAGE_BYTES", default=5 * 1024**3, validate=Range(min=0))
+
 # --- Runs ---
 # (orchestration, events, streaming)
 # Hard ceiling on any run's wall time, whatever a workspace allows; the broker's

@@ -5,6 +5,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models import F, Q
 from django.urls import reverse
+from django.utils import timezone
 
 from workspaces.models import ModelEndpoint, Workspace
 
@@ -88,6 +89,9 @@ class RunStatus(models.TextChoices):
     FAILED = "failed", "Failed"
     CANCELLED = "cancelled", "Cancelled"
     TIMED_OUT = "timed_out", "Timed out"
+    # The run reached its own step or token limit (what it asked for, within the workspace's ceilings).
+    LIMIT_REACHED = "limit_reached", "Limit reached"
+    # The workspace's monthly budget (tokens, sandbox time) ran out while it ran.
     QUOTA_EXCEEDED = "quota_exceeded", "Quota exceeded"
 
 
@@ -97,6 +101,7 @@ FINAL_STATUSES = (
     RunStatus.FAILED,
     RunStatus.CANCELLED,
     RunStatus.TIMED_OUT,
+    RunStatus.LIMIT_REACHED,
     RunStatus.QUOTA_EXCEEDED,
 )
 
@@ -254,3 +259,39 @@ class Artifact(models.Model):
     @property
     def name(self) -> str:
         return self.path.rsplit("/", 1)[-1]
+
+
+class UsageRecord(models.Model):
+    """What one run cost, written once when it ends: append-only, the source of
+    every usage figure (dashboard, usage page, budgets). It outlives the run
+    and its creation, so deleting work never rewrites what was spent."""
+
+    run = models.OneToOneField(Run, null=True, on_delete=models.SET_NULL, related_name="usage_record")
+    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="usage_records")
+    creation = models.ForeignKey(Creation, null=True, on_delete=models.SET_NULL, related_name="usage_records")
+    creation_title = models.CharField(max_length=200, blank=True)
+    person = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    model_endpoint = models.ForeignKey(
+        ModelEndpoint, null=True, on_delete=models.SET_NULL, related_name="usage_records"
+    )
+    model_name = models.CharField(max_length=200, help_text="The model's name when the run ended (demo included).")
+    status = models.CharField(max_length=16, choices=RunStatus.choices)
+    prompt_tokens = models.PositiveBigIntegerField(default=0)
+    completion_tokens = models.PositiveBigIntegerField(default=0)
+    sandbox_seconds = models.FloatField(default=0)
+    bytes_stored = models.PositiveBigIntegerField(default=0)
+    recorded_at = models.DateTimeField(default=timezone.now, db_index=True)
+
+    class Meta:
+        ordering = ["-recorded_at"]
+        indexes = [models.Index(fields=["workspace", "recorded_at"])]
+        constraints = [
+            models.CheckConstraint(condition=Q(sandbox_seconds__gte=0), name="usage_sandbox_seconds_non_negative"),
+        ]
+
+    def __str__(self) -> str:
+        return f"usage of run {self.run_id} in {self.workspace_id}"
+
+    @property
+    def total_tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens

@@ -14,6 +14,22 @@ def default_run_max_seconds() -> int:
     return int(settings.AGENT_MAX_WALL_SECONDS)
 
 
+def default_quota_concurrent_runs() -> int:
+    return int(settings.QUOTA_DEFAULT_CONCURRENT_RUNS)
+
+
+def default_quota_month_sandbox_seconds() -> int:
+    return int(settings.QUOTA_DEFAULT_MONTH_SANDBOX_SECONDS)
+
+
+def default_quota_month_tokens() -> int:
+    return int(settings.QUOTA_DEFAULT_MONTH_TOKENS)
+
+
+def default_quota_storage_bytes() -> int:
+    return int(settings.QUOTA_DEFAULT_STORAGE_BYTES)
+
+
 class Workspace(models.Model):
     """A team (or one person's personal space) that owns creations and models."""
 
@@ -29,12 +45,30 @@ class Workspace(models.Model):
     run_max_seconds = models.PositiveIntegerField(default=default_run_max_seconds)
     run_max_tokens = models.PositiveIntegerField(default=2_000_000)
 
+    # Quotas: how much of the platform the workspace may use (defaults from
+    # settings, QUOTA_DEFAULT_*; staff change them per workspace in the admin).
+    quota_concurrent_runs = models.PositiveIntegerField(
+        default=default_quota_concurrent_runs, help_text="Runs at once; more wait in the queue."
+    )
+    quota_month_sandbox_seconds = models.PositiveBigIntegerField(
+        default=default_quota_month_sandbox_seconds, help_text="Sandbox time per calendar month (UTC), in seconds."
+    )
+    quota_month_tokens = models.PositiveBigIntegerField(
+        default=default_quota_month_tokens, help_text="Model tokens (prompt + completion) per calendar month (UTC)."
+    )
+    quota_storage_bytes = models.PositiveBigIntegerField(
+        default=default_quota_storage_bytes, help_text="Bytes of artifacts kept at once."
+    )
+
     class Meta:
         ordering = ["name"]
         constraints = [
             models.CheckConstraint(condition=Q(run_max_steps__gte=1), name="workspace_run_max_steps_positive"),
             models.CheckConstraint(condition=Q(run_max_seconds__gte=1), name="workspace_run_max_seconds_positive"),
             models.CheckConstraint(condition=Q(run_max_tokens__gte=1), name="workspace_run_max_tokens_positive"),
+            models.CheckConstraint(
+                condition=Q(quota_concurrent_runs__gte=1), name="workspace_quota_concurrent_runs_positive"
+            ),
         ]
 
     def __str__(self) -> str:

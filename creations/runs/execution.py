@@ -219,9 +219,15 @@ def ending_for(outcome: AgentOutcome, limits: AgentLimits) -> Ending:
         case "time_limit":
             return Ending(RunStatus.TIMED_OUT, f"Stopped at the time limit of {int(limits.max_wall_seconds or 0)} s.")
         case "step_limit":
-            return Ending(RunStatus.QUOTA_EXCEEDED, f"Stopped at the step limit ({limits.max_steps} steps).")
+            return Ending(
+                RunStatus.LIMIT_REACHED,
+                f"Stopped at this run's step limit ({limits.max_steps} steps); the files made so far are kept.",
+            )
         case "token_limit":
-            return Ending(RunStatus.QUOTA_EXCEEDED, f"Stopped at the token limit ({limits.max_tokens} tokens).")
+            return Ending(
+                RunStatus.LIMIT_REACHED,
+                f"Stopped at this run's token limit ({limits.max_tokens} tokens); the files made so far are kept.",
+            )
         case "model_error":
             return Ending(RunStatus.FAILED, f"The model failed.{detail}")
         case "sandbox_error":

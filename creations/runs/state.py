@@ -28,6 +28,7 @@ from django.utils import timezone
 from creations.events.storable import storable_text
 from creations.events.store import announce_events, insert_events_locked, store_events
 from creations.models import ACTIVE_STATUSES, FINAL_STATUSES, Creation, Run, RunStatus
+from creations.usage.ledger import usage_record_write
 
 STATUS_EVENT = "status"
 IN_FLIGHT_STATUSES = (RunStatus.STARTING, RunStatus.RUNNING)
@@ -91,6 +92,7 @@ def run_finish(
             },
         }
         events = insert_events_locked(run_id, [(STATUS_EVENT, payload)], require_active=False)
+        usage_record_write(run_id=run_id)
     announce_events(run_id, events or [])
     return True
 

@@ -37,7 +37,7 @@
   var artifactsLoaded = false;
   var STATUS_LABELS = {
     queued: "Queued", starting: "Starting", running: "Running", succeeded: "Succeeded", failed: "Failed",
-    cancelled: "Cancelled", timed_out: "Timed out", quota_exceeded: "Quota exceeded"
+    cancelled: "Cancelled", timed_out: "Timed out", limit_reached: "Limit reached", quota_exceeded: "Quota exceeded"
   };
 
   function el(tag, className, text) {

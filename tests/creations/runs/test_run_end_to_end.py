@@ -100,8 +100,9 @@ def test_a_run_that_never_submits_ends_at_its_step_limit_with_a_clear_reason(
 ) -> None:
     endpoint = scripted_endpoint(team, scripted_model, [bash("echo still thinking")])
     run = wait_for_final(submit(team, endpoint, max_steps=2), logs=run_stack.logs)
-    assert run.status == RunStatus.QUOTA_EXCEEDED
-    assert run.reason == "Stopped at the step limit (2 steps)."
+    # Its own limit, not the workspace's quota: a status of its own, and it keeps its files.
+    assert run.status == RunStatus.LIMIT_REACHED
+    assert run.reason == "Stopped at this run's step limit (2 steps); the files made so far are kept."
     verify_events(run, must_emit={"status", "step_started", "tool_call", "tool_result", "finished", "artifacts"})
     assert run_containers(run.pk) == []
 

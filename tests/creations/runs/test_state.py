@@ -88,3 +88,28 @@ def test_racing_finishers_produce_one_final_status_and_one_final_event(team: Tea
     final_events = list(RunEvent.objects.filter(run=run, kind="status"))
     assert len(final_events) == 1
     assert final_events[0].payload["status"] == run.status
+
+
+@pytest.mark.django_db
+def test_an_ended_run_is_written_to_the_usage_ledger_once(team: Team) -> None:
+    from creations.models import UsageRecord
+    from creations.runs.state import run_add_usage
+
+    run = make_run(team)
+    run_mark_starting(run_id=run.pk, worker="w1")
+    run_add_usage(run_id=run.pk, prompt_tokens=1200, completion_tokens=300, steps=3)
+    usage = {"sandbox_seconds": 42.5, "output_bytes": 2048}
+
+    assert run_finish(run_id=run.pk, status=RunStatus.SUCCEEDED, reason="done", usage=usage)
+    assert not run_finish(run_id=run.pk, status=RunStatus.FAILED, reason="again", usage=usage)
+
+    [record] = UsageRecord.objects.all()
+    assert (record.run_id, record.workspace_id, record.person_id) == (run.pk, team.workspace.pk, run.started_by_id)
+    assert (record.prompt_tokens, record.completion_tokens, record.total_tokens) == (1200, 300, 1500)
+    assert (record.sandbox_seconds, record.bytes_stored, record.status) == (42.5, 2048, RunStatus.SUCCEEDED)
+    assert record.model_name == "demo"
+    # Deleting the work keeps what it cost.
+    run.creation.delete()
+    record.refresh_from_db()
+    assert record.run_id is None
+    assert record.total_tokens == 1500

@@ -1,0 +1,33 @@
+"""The usage ledger's one writer: a record per run, written when the run ends.
+
+Called inside the transaction that gives the run its final status, which
+only one caller can win (a conditional UPDATE), so each run is recorded
+exactly once, whether it ended normally, was cancelled, or was reaped after
+its worker died; the one-to-one column refuses a second record regardless.
+"""
+
+from __future__ import annotations
+
+from creations.models import Run, UsageRecord
+from sandboxes.agent import DEMO_MODEL_NAME
+
+
+def usage_record_write(*, run_id: int) -> UsageRecord:
+    run = Run.objects.select_related("creation", "creation__model_endpoint").get(pk=run_id)
+    creation = run.creation
+    endpoint = creation.model_endpoint
+    return UsageRecord.objects.create(
+        run=run,
+        workspace_id=creation.workspace_id,
+        creation=creation,
+        creation_title=(creation.title or creation.brief)[:200],
+        person_id=run.started_by_id,
+        model_endpoint=endpoint,
+        model_name=endpoint.model if endpoint else DEMO_MODEL_NAME,
+        status=run.status,
+        prompt_tokens=run.prompt_tokens,
+        completion_tokens=run.completion_tokens,
+        sandbox_seconds=run.sandbox_seconds,
+        bytes_stored=run.output_bytes,
+        recorded_at=run.finished_at or run.created_at,
+    )
