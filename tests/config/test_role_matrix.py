@@ -1,4 +1,4 @@
-"""What each role gets from every URL the platform serves.
+"""What each role gets from every URL the platform serves, and from a run's live stream.
 
 The URLs come from the URLconf itself (tests.support.urlconf), so a new view with
 no row below fails `test_every_url_has_a_row_in_the_matrix` until someone writes
@@ -26,9 +26,11 @@ import pytest
 from django.contrib.auth.models import User
 from django.test import Client
 from django.urls import Resolver404, resolve, reverse
+from websockets.exceptions import InvalidStatus
 
 from creations.models import Creation
 from tests.support.fixtures.accounts import PASSWORD
+from tests.support.fixtures.runs import AtelierServer
 from tests.support.role_world import (
     ADMIN,
     ANONYMOUS,
@@ -47,7 +49,8 @@ from tests.support.role_world import (
     build_world,
     url_kwargs,
 )
-from tests.support.urlconf import Route, http_routes, served_urlconfs
+from tests.support.urlconf import Route, http_routes, served_urlconfs, websocket_routes
+from tests.support.wsclient import open_stream, read_events
 from workspaces.models import Invitation, Membership, Role, Workspace
 
 pytestmark = pytest.mark.filterwarnings("ignore:StreamingHttpResponse must consume")
@@ -413,3 +416,33 @@ def test_role_matrix(case: Case, client: Client) -> None:
     )
     on = f" on a {case.visibility} creation" if case.row.per_creation else ""
     assert got == expected, f"{case.who} {case.method} {url}{on}: expected {expected}, got {got}"
+
+
+# --- the websocket ------------------------------------------------------------------------
+
+STREAM_ROUTE = "ws/runs/<int:run_id>/"
+
+
+def test_every_websocket_route_is_in_the_matrix() -> None:
+    routes = sorted(r.route for r in websocket_routes())
+    assert routes == [STREAM_ROUTE], f"websocket routes changed; give each a role test here: {routes}"
+
+
+@pytest.mark.services
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("visibility", VISIBILITIES)
+@pytest.mark.parametrize("who", ROLES)
+def test_the_live_stream_is_for_those_who_see_the_creation(run_stack: AtelierServer, who: str, visibility: str) -> None:
+    world = build_world(visibility)
+    actor = world.people.get(who)
+    cookie = run_stack.cookie_for(actor) if actor is not None else None
+    if not sees(who, visibility):
+        with pytest.raises(InvalidStatus) as refused_at_handshake:
+            open_stream(run_stack, world.run.pk, cookie=cookie)
+        assert refused_at_handshake.value.response.status_code == 403
+        return
+    with open_stream(run_stack, world.run.pk, cookie=cookie) as ws:
+        events, closed = read_events(ws, timeout=10)
+    assert [e["seq"] for e in events] == list(range(1, world.run.last_seq + 1))
+    assert events[-1]["payload"]["final"] is True
+    assert closed, "the stream of a finished run ends after its final event"
