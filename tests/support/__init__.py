@@ -9,6 +9,7 @@
 - `runs`: submitting a run and waiting for it; `wsclient`: watching a run's websocket.
 - `artifacts`: finished runs with real files; `media_samples`: small real media and hostile files.
 - `agent`, `fakes`, `sandboxes`: helpers for the agent loop and sandbox tests.
+- `urlconf`: every route of the project's URLconfs (HTTP and websocket), found by walking them.
 - below: skipping (never in CI), free ports, executables.
 
 bench/ imports from here only.

@@ -1,0 +1,448 @@
+"""What each role gets from every URL the platform serves, and from a run's live stream.
+
+The URLs come from the URLconf itself (tests.support.urlconf), so a new view with
+no row below fails `test_every_url_has_a_row_in_the_matrix` until someone writes
+down who may use it. Each row says, per HTTP method, what each role gets, on a
+workspace with one creation that is public, workspace-visible or private.
+
+Read a row's cell as what the person notices: a page (200), the login page (302
+to login), "not found" (404: the platform hides what you may not see), "forbidden"
+(403), "method not allowed" (405), or a redirect to a named page. For a write,
+`done` means the change took place and `refused` that the page explains why it
+did not; either way the row's `changed` check confirms it in the database.
+
+The world each case starts from, and how URL arguments address its objects, are in
+tests.support.role_world.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlsplit
+
+import pytest
+from django.contrib.auth.models import User
+from django.test import Client
+from django.urls import Resolver404, resolve, reverse
+from websockets.exceptions import InvalidStatus
+
+from creations.models import Creation
+from tests.support.fixtures.accounts import PASSWORD
+from tests.support.fixtures.runs import AtelierServer
+from tests.support.role_world import (
+    ADMIN,
+    ANONYMOUS,
+    CREATORS,
+    MANAGERS,
+    MEMBERS,
+    OUTSIDER,
+    OWNER,
+    PRIVATE,
+    PUBLIC,
+    ROLES,
+    TITLE,
+    VISIBILITIES,
+    WORKSPACE,
+    World,
+    build_world,
+    url_kwargs,
+)
+from tests.support.urlconf import Route, http_routes, served_urlconfs, websocket_routes
+from tests.support.wsclient import open_stream, read_events
+from workspaces.models import Invitation, Membership, Role, Workspace
+
+pytestmark = pytest.mark.filterwarnings("ignore:StreamingHttpResponse must consume")
+
+# Includes that have no row, and why: neither serves workspace data, and both are Django's own.
+NOT_IN_THE_MATRIX = {
+    "admin": "Django's admin site: for staff accounts only, guarded by Django's is_staff check, not by workspace roles",
+    "django.contrib.auth.urls": "Django's login, logout and password pages: open to everyone by design",
+}
+
+GET, POST = "GET", "POST"
+
+
+# --- what a person notices ----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Outcome:
+    status: int
+    to: str | None = None  # where a redirect goes: a URL name ("login" for the login page)
+    changed: bool = False  # the row's change took place
+    listed: bool | None = None  # a list page shows the creation (None: not a list page)
+
+    def __str__(self) -> str:
+        listing = {True: "listing it", False: "not listing it", None: ""}[self.listed]
+        parts = (str(self.status), f"→ {self.to}" if self.to else "", "changed" if self.changed else "", listing)
+        return " ".join(part for part in parts if part)
+
+
+OK = Outcome(200)
+LOGIN = Outcome(302, to="login")
+NOT_FOUND = Outcome(404)
+FORBIDDEN = Outcome(403)
+NOT_ALLOWED = Outcome(405)
+LISTED = Outcome(200, listed=True)
+UNLISTED = Outcome(200, listed=False)
+
+
+def done(status: int = 302, to: str | None = None) -> Outcome:
+    return Outcome(status, to=to, changed=True)
+
+
+def refused(status: int, to: str | None = None) -> Outcome:
+    """Turned down with a message on the page (or on the page redirected to); nothing changes."""
+    return Outcome(status, to=to)
+
+
+def redirect(to: str) -> Outcome:
+    return Outcome(302, to=to)
+
+
+Rule = Callable[[str, str], Outcome]  # (role, visibility) → outcome
+
+# --- rules for pages of the workspace (the creation's visibility does not matter) ---
+
+
+def anyone(outcome: Outcome) -> Rule:
+    return lambda who, visibility: outcome
+
+
+def signed_in(outcome: Outcome) -> Rule:
+    return lambda who, visibility: LOGIN if who == ANONYMOUS else outcome
+
+
+def members(allowed: set[str], outcome: Outcome, otherwise: Outcome | None = None) -> Rule:
+    """A workspace page: signed out, log in first; outsiders are told it does not exist; the `allowed`
+    roles get `outcome`, the other members `otherwise`."""
+
+    def rule(who: str, visibility: str) -> Outcome:
+        if who == ANONYMOUS:
+            return LOGIN
+        if who == OUTSIDER:
+            return NOT_FOUND
+        if who in allowed:
+            return outcome
+        assert otherwise is not None, f"{who} is a member: say what they get"
+        return otherwise
+
+    return rule
+
+
+# --- rules for a creation's pages (creations.access) ---
+
+
+def sees(who: str, visibility: str) -> bool:
+    """creations.access.creation_visible, for a creation someone else wrote."""
+    return visibility == PUBLIC or (visibility == WORKSPACE and who in MEMBERS)
+
+
+def creation_page(who: str, visibility: str) -> Outcome:
+    return OK if sees(who, visibility) else NOT_FOUND  # not behind login: public ones are for anyone
+
+
+def workspace_list(who: str, visibility: str) -> Outcome:
+    return members(MEMBERS, LISTED if sees(who, visibility) else UNLISTED)(who, visibility)
+
+
+def public_list(who: str, visibility: str) -> Outcome:
+    return LISTED if visibility == PUBLIC else UNLISTED
+
+
+def start_from_creation(who: str, visibility: str) -> Outcome:
+    """Run again or fork: for those who see it and may start runs in its workspace; the others who
+    see it are sent back to it with a message."""
+    if who == ANONYMOUS:
+        return LOGIN
+    if not sees(who, visibility):
+        return NOT_FOUND
+    return done(to="run_detail") if who in CREATORS else refused(302, to="creation_detail")
+
+
+def cancel(who: str, visibility: str) -> Outcome:
+    """Owners and admins may cancel any run of their workspace, a private creation's too (this run has
+    finished, so nothing changes); members only the runs they started, and this one is the author's."""
+    if who == ANONYMOUS:
+        return LOGIN
+    if who in MANAGERS:
+        return redirect("run_detail")
+    return FORBIDDEN if sees(who, visibility) else NOT_FOUND
+
+
+Effect = Callable[[World, User | None], bool]
+
+
+@dataclass(frozen=True)
+class Row:
+    name: str
+    expect: dict[str, Rule]  # by HTTP method
+    data: dict[str, str] = field(default_factory=dict)  # what a POST sends
+    changed: Effect | None = None  # has the write taken place? (a GET must never change anything)
+    per_creation: bool = False  # the outcome depends on the creation's visibility
+    target: str = "colleague"  # whose membership <membership_id> is
+    label: str = ""  # tells two rows of one URL apart
+
+
+def _role_of(target: str) -> Callable[[World], str | None]:
+    def role(world: World) -> str | None:
+        return Membership.objects.filter(pk=world.memberships[target].pk).values_list("role", flat=True).first()
+
+    return role
+
+
+def _left(world: World, actor: User | None) -> bool:
+    was_member = actor in [world.people[role] for role in MEMBERS]
+    return was_member and not Membership.objects.filter(workspace=world.workspace, user=actor).exists()
+
+
+POST_ONLY = signed_in(NOT_ALLOWED)
+TO_MEMBERS = "workspace_members"
+OWNERS = {OWNER}
+
+ROWS = [
+    Row("healthz", {GET: anyone(OK)}),
+    Row("home", {GET: signed_in(redirect("workspace_dashboard"))}),
+    Row(
+        "signup",
+        {
+            GET: lambda who, visibility: OK if who == ANONYMOUS else redirect("home"),
+            POST: lambda who, visibility: done(to="home") if who == ANONYMOUS else refused(302, to="home"),
+        },
+        data={"username": "newcomer", "email": "new@example.com", "password1": PASSWORD, "password2": PASSWORD},
+        changed=lambda w, actor: User.objects.filter(username="newcomer").exists(),
+    ),
+    Row(
+        "workspace_new",
+        {GET: signed_in(OK), POST: signed_in(done(to="workspace_dashboard"))},
+        data={"name": "Poster Club", "slug": "posters"},
+        changed=lambda w, actor: Workspace.objects.filter(slug="posters").exists(),
+    ),
+    Row(
+        "workspace_settings",
+        # Members and viewers get the page read-only: it says who may change what.
+        {GET: members(MEMBERS, OK), POST: members(MANAGERS, done(to="workspace_settings"), refused(400))},
+        data={"name": "Renamed"},
+        changed=lambda w, actor: Workspace.objects.filter(pk=w.workspace.pk, name="Renamed").exists(),
+    ),
+    Row(
+        "workspace_delete",
+        {GET: POST_ONLY, POST: members(OWNERS, done(to="home"), refused(400))},
+        data={"confirm": "studio"},
+        changed=lambda w, actor: not Workspace.objects.filter(pk=w.workspace.pk).exists(),
+    ),
+    # Anybody may leave, the owner too: the workspace keeps its other owner.
+    Row("workspace_leave", {GET: POST_ONLY, POST: members(MEMBERS, done(to="home"))}, changed=_left),
+    Row(
+        "workspace_members",
+        {GET: members(MEMBERS, OK), POST: members(MANAGERS, done(200), refused(400))},  # POST: invite someone
+        data={"role": Role.MEMBER, "email": ""},
+        changed=lambda w, actor: Invitation.objects.filter(workspace=w.workspace).count() > 1,
+    ),
+    Row(
+        "membership_role",
+        {GET: POST_ONLY, POST: members(MANAGERS, done(to=TO_MEMBERS), refused(302, to=TO_MEMBERS))},
+        data={"role": Role.VIEWER},
+        changed=lambda w, actor: _role_of("colleague")(w) == Role.VIEWER,
+        label="of-a-member",
+    ),
+    Row(
+        "membership_role",
+        {GET: POST_ONLY, POST: members(OWNERS, done(to=TO_MEMBERS), refused(302, to=TO_MEMBERS))},
+        data={"role": Role.MEMBER},
+        changed=lambda w, actor: _role_of("co_owner")(w) == Role.MEMBER,
+        target="co_owner",
+        label="of-an-owner",
+    ),
+    Row(
+        "membership_remove",
+        {GET: POST_ONLY, POST: members(MANAGERS, done(to=TO_MEMBERS), refused(302, to=TO_MEMBERS))},
+        changed=lambda w, actor: _role_of("colleague")(w) is None,
+        label="of-a-member",
+    ),
+    Row(
+        "membership_remove",
+        {GET: POST_ONLY, POST: members(OWNERS, done(to=TO_MEMBERS), refused(302, to=TO_MEMBERS))},
+        changed=lambda w, actor: _role_of("co_owner")(w) is None,
+        target="co_owner",
+        label="of-an-owner",
+    ),
+    Row(
+        "invitation_revoke",
+        {GET: POST_ONLY, POST: members(MANAGERS, done(to=TO_MEMBERS), refused(302, to=TO_MEMBERS))},
+        changed=lambda w, actor: Invitation.objects.filter(pk=w.invitation.pk, revoked_at__isnull=False).exists(),
+    ),
+    Row(
+        "invitation_accept",
+        # Anyone with the link sees it (signed out: to sign up or log in first); members already belong.
+        {
+            GET: anyone(OK),
+            POST: lambda who, visibility: {ANONYMOUS: OK, OUTSIDER: done(to="workspace_dashboard")}.get(
+                who, refused(410)
+            ),
+        },
+        changed=lambda w, actor: Invitation.objects.filter(pk=w.invitation.pk, accepted_at__isnull=False).exists(),
+    ),
+    Row("workspace_dashboard", {GET: workspace_list}, per_creation=True),
+    Row(
+        "creation_new",
+        {GET: members(CREATORS, OK, FORBIDDEN), POST: members(CREATORS, done(to="run_detail"), refused(403))},
+        data={"brief": "A calm piano piece", "visibility": WORKSPACE, "model": ""},
+        changed=lambda w, actor: Creation.objects.filter(brief="A calm piano piece").exists(),
+    ),
+    Row("workspace_gallery", {GET: workspace_list}, per_creation=True),
+    Row("public_gallery", {GET: public_list}, per_creation=True),
+    Row("creation_detail", {GET: creation_page}, per_creation=True),
+    Row(
+        "creation_rerun",
+        {GET: POST_ONLY, POST: start_from_creation},
+        changed=lambda w, actor: w.creation.runs.count() > 1,
+        per_creation=True,
+    ),
+    Row(
+        "creation_fork",
+        {GET: POST_ONLY, POST: start_from_creation},
+        data={"brief": "The same poster, in blue"},
+        changed=lambda w, actor: Creation.objects.filter(forked_from=w.creation).exists(),
+        per_creation=True,
+    ),
+    Row("run_detail", {GET: creation_page}, per_creation=True),
+    Row("run_steps", {GET: creation_page}, per_creation=True),
+    Row("run_artifacts", {GET: creation_page}, per_creation=True),
+    Row("run_cancel", {GET: POST_ONLY, POST: cancel}, per_creation=True),
+    Row("run_event_overflow", {GET: creation_page}, per_creation=True),
+    Row("run_download_zip", {GET: creation_page}, per_creation=True),
+    Row("run_trajectory_json", {GET: creation_page}, per_creation=True),
+    Row("artifact_detail", {GET: creation_page}, per_creation=True),
+    # On the artifact origin, with the link the platform's pages gave this person.
+    Row("artifact_serve", {GET: creation_page}, per_creation=True),
+]
+
+# Cases where the platform contradicts the rule above: each must fail until it is fixed.
+KNOWN_BUGS = {
+    ("run_cancel", POST, role, PRIVATE): "run_cancel_view looks the run up with run_for_viewer_or_404, so owners "
+    "and admins get a 404 for a private creation's run that can_cancel_run lets them cancel"
+    for role in (ADMIN, OWNER)
+}
+
+
+# --- the tests ----------------------------------------------------------------------------
+
+
+def _routes_by_name() -> dict[str, Route]:
+    return {r.name: r for r in http_routes(skip_includes=frozenset(NOT_IN_THE_MATRIX))}
+
+
+def test_every_url_has_a_row_in_the_matrix() -> None:
+    routes = http_routes(skip_includes=frozenset(NOT_IN_THE_MATRIX))
+    names = [r.name for r in routes]
+    assert len(names) == len(set(names)), f"URL names used twice (reverse() would pick one): {sorted(names)}"
+    rows = {row.name for row in ROWS}
+    missing = sorted(f"{r.name} ({r.route})" for r in routes if r.name not in rows)
+    assert not missing, f"no row in ROWS says who may use these URLs; add one each: {missing}"
+    stale = sorted(rows - set(names))
+    assert not stale, f"ROWS names URLs the URLconf no longer has; remove or rename them: {stale}"
+
+
+@dataclass(frozen=True)
+class Case:
+    row: Row
+    method: str
+    who: str
+    visibility: str
+
+    @property
+    def expected(self) -> Outcome:
+        return self.row.expect[self.method](self.who, self.visibility)
+
+    @property
+    def id(self) -> str:
+        label = f"({self.row.label})" if self.row.label else ""
+        on = f"-{self.visibility}" if self.row.per_creation else ""
+        return f"{self.row.name}{label}-{self.method}-{self.who}{on}"
+
+
+def _cases() -> list[Any]:
+    cases = []
+    for row in ROWS:
+        for method in row.expect:
+            for who in ROLES:
+                for visibility in VISIBILITIES if row.per_creation else (WORKSPACE,):
+                    case = Case(row, method, who, visibility)
+                    bug = KNOWN_BUGS.get((row.name, method, who, visibility))
+                    marks = [pytest.mark.xfail(strict=True, reason=bug)] if bug else []
+                    cases.append(pytest.param(case, id=case.id, marks=marks))
+    return cases
+
+
+def _redirect_target(location: str) -> str:
+    path = urlsplit(location).path
+    try:
+        return resolve(path).url_name or path
+    except Resolver404:
+        return path
+
+
+def _body(response: Any) -> bytes:
+    """The whole body: a streamed one is read to its end, so an error half-way fails the case."""
+    return b"".join(response) if response.streaming else response.content
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("case", _cases())
+def test_role_matrix(case: Case, client: Client) -> None:
+    world = build_world(case.visibility)
+    actor = world.people.get(case.who)
+    if actor is not None:
+        client.force_login(actor)
+    route = _routes_by_name()[case.row.name]
+    kwargs = url_kwargs(route, world, actor=actor, target=case.row.target)
+    url = reverse(route.name, urlconf=route.urlconf, kwargs=kwargs)
+    host = served_urlconfs()[route.urlconf]
+    headers = {"host": host} if host else {}
+    if case.method == POST:
+        response = client.post(url, case.row.data, headers=headers)
+    else:
+        response = client.get(url, headers=headers)
+    body = _body(response)
+    expected = case.expected
+    got = Outcome(
+        response.status_code,
+        to=_redirect_target(response["Location"]) if 300 <= response.status_code < 400 else None,
+        changed=case.row.changed(world, actor) if case.row.changed else False,
+        listed=TITLE.encode() in body if expected.listed is not None else None,
+    )
+    on = f" on a {case.visibility} creation" if case.row.per_creation else ""
+    assert got == expected, f"{case.who} {case.method} {url}{on}: expected {expected}, got {got}"
+
+
+# --- the websocket ------------------------------------------------------------------------
+
+STREAM_ROUTE = "ws/runs/<int:run_id>/"
+
+
+def test_every_websocket_route_is_in_the_matrix() -> None:
+    routes = sorted(r.route for r in websocket_routes())
+    assert routes == [STREAM_ROUTE], f"websocket routes changed; give each a role test here: {routes}"
+
+
+@pytest.mark.services
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("visibility", VISIBILITIES)
+@pytest.mark.parametrize("who", ROLES)
+def test_the_live_stream_is_for_those_who_see_the_creation(run_stack: AtelierServer, who: str, visibility: str) -> None:
+    world = build_world(visibility)
+    actor = world.people.get(who)
+    cookie = run_stack.cookie_for(actor) if actor is not None else None
+    if not sees(who, visibility):
+        with pytest.raises(InvalidStatus) as refused_at_handshake:
+            open_stream(run_stack, world.run.pk, cookie=cookie)
+        assert refused_at_handshake.value.response.status_code == 403
+        return
+    with open_stream(run_stack, world.run.pk, cookie=cookie) as ws:
+        events, closed = read_events(ws, timeout=10)
+    assert [e["seq"] for e in events] == list(range(1, world.run.last_seq + 1))
+    assert events[-1]["payload"]["final"] is True
+    assert closed, "the stream of a finished run ends after its final event"

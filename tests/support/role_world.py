@@ -1,0 +1,141 @@
+"""One team workspace with a person in every role and one finished creation, for tests that try
+every role against every URL (tests/config/test_role_matrix.py), and the URL arguments that
+address its objects.
+
+The creation's author is another member, so a private creation is private to someone else for
+every role here, owners and admins included (creations.access).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+from django.contrib.auth.models import AnonymousUser, User
+
+from creations.artifacts.origin import grant_sign
+from creations.events.store import store_events
+from creations.models import Artifact, Creation, Run, RunEvent, RunStatus, Visibility
+from creations.runs.state import run_finish
+from tests.support.artifacts import Output, add_artifact
+from tests.support.factories import ModelEndpointFactory, RunFactory
+from tests.support.fixtures.accounts import make_user
+from tests.support.media_samples import png_bytes
+from tests.support.urlconf import Route
+from workspaces.invitations import invitation_create
+from workspaces.models import Invitation, Membership, ModelEndpoint, Role, Workspace
+from workspaces.services import membership_add, workspace_create
+
+ANONYMOUS, OUTSIDER, VIEWER, MEMBER, ADMIN, OWNER = "anonymous", "outsider", "viewer", "member", "admin", "owner"
+ROLES = (ANONYMOUS, OUTSIDER, VIEWER, MEMBER, ADMIN, OWNER)
+MEMBERS = {VIEWER, MEMBER, ADMIN, OWNER}
+CREATORS = {MEMBER, ADMIN, OWNER}
+MANAGERS = {ADMIN, OWNER}
+PUBLIC, WORKSPACE, PRIVATE = Visibility.PUBLIC.value, Visibility.WORKSPACE.value, Visibility.PRIVATE.value
+VISIBILITIES = (PUBLIC, WORKSPACE, PRIVATE)
+
+
+@dataclass
+class World:
+    """A team workspace with one person per role (and three more: the creation's author, and a
+    member and a second owner for the membership pages to act on), one creation with one finished
+    run, its artifact and events, an open invitation and a model endpoint."""
+
+    workspace: Workspace
+    people: dict[str, User]  # by role; anonymous has nobody
+    memberships: dict[str, Membership]  # "colleague" (a member) and "co_owner", the targets of member pages
+    creation: Creation
+    run: Run
+    artifact: Artifact
+    text_event: RunEvent  # an event with a text field, for the page that shows a field in full
+    invitation: Invitation
+    token: str
+    endpoint: ModelEndpoint
+
+
+CALL = {"step": 1, "call_id": "c1", "name": "execute_bash", "arguments": {"command": "ls"}}
+RESULT = {
+    "step": 1,
+    "call_id": "c1",
+    "name": "execute_bash",
+    "output": "poster.png",
+    "is_error": False,
+    "duration": 0.1,
+}
+TITLE = "Role matrix poster"  # how list pages show the creation: found in the HTML means listed
+
+
+def build_world(visibility: str) -> World:
+    owner = make_user("olive")
+    workspace = workspace_create(name="Studio", slug="studio", owner=owner)
+    people = {OWNER: owner, OUTSIDER: make_user("oscar")}
+    for role, username in ((VIEWER, "vera"), (MEMBER, "mike"), (ADMIN, "ada")):
+        people[role] = make_user(username)
+        membership_add(workspace=workspace, user=people[role], role=role)
+    author = make_user("aurora")
+    membership_add(workspace=workspace, user=author, role=Role.MEMBER)
+    memberships = {
+        "colleague": membership_add(workspace=workspace, user=make_user("colin"), role=Role.MEMBER),
+        "co_owner": membership_add(workspace=workspace, user=make_user("cora"), role=Role.OWNER),
+    }
+    run = RunFactory.create(
+        status=RunStatus.RUNNING,
+        creation__workspace=workspace,
+        creation__author=author,
+        creation__title=TITLE,
+        creation__visibility=visibility,
+    )
+    stored = store_events(run.pk, [("tool_call", CALL), ("tool_result", RESULT)]) or []
+    artifact = add_artifact(run, Output("poster.png", png_bytes(64, 40)))
+    run_finish(run_id=run.pk, status=RunStatus.SUCCEEDED, reason="The agent submitted its work.")
+    run.refresh_from_db()
+    invited = invitation_create(workspace=workspace, actor=owner, role=Role.MEMBER)
+    return World(
+        workspace=workspace,
+        people=people,
+        memberships=memberships,
+        creation=run.creation,
+        run=run,
+        artifact=artifact,
+        text_event=stored[-1],
+        invitation=invited.invitation,
+        token=invited.url.rstrip("/").rsplit("/", 1)[-1],
+        endpoint=ModelEndpointFactory.create(workspace=workspace),
+    )
+
+
+# A URL argument's value: by (the path segment before it, its name) where one name means
+# different things ("runs/<int:pk>/" is the run, "r/<str:token>/" an artifact link), else by name.
+# Each gets the world, the person asking (None: signed out) and the row's target membership.
+Argument = Callable[[World, User | None, str], Any]
+ARGUMENTS: dict[tuple[str, str] | str, Argument] = {
+    ("creations", "pk"): lambda w, actor, target: w.creation.pk,
+    ("runs", "pk"): lambda w, actor, target: w.run.pk,
+    ("artifacts", "pk"): lambda w, actor, target: w.artifact.pk,
+    ("invitations", "pk"): lambda w, actor, target: w.invitation.pk,
+    ("models", "pk"): lambda w, actor, target: w.endpoint.pk,
+    ("invitations", "token"): lambda w, actor, target: w.token,
+    # The link the platform's pages give this person: the token names the run and its holder.
+    ("r", "token"): lambda w, actor, target: grant_sign(run_id=w.run.pk, user=actor or AnonymousUser()),
+    "slug": lambda w, actor, target: w.workspace.slug,
+    "seq": lambda w, actor, target: w.text_event.seq,
+    "field": lambda w, actor, target: "output",
+    "membership_id": lambda w, actor, target: w.memberships[target].pk,
+    "path": lambda w, actor, target: w.artifact.path,
+}
+
+
+def url_kwargs(route: Route, world: World, *, actor: User | None, target: str) -> dict[str, Any]:
+    """Values for a URL's keyword arguments; an argument ARGUMENTS does not know fails the test."""
+    values: dict[str, Any] = {}
+    for name in route.kwargs:
+        before = re.search(rf"([^/<>]*)/<(?:\w+:)?{name}>", route.route)
+        segment = before.group(1) if before else ""
+        argument = ARGUMENTS.get((segment, name)) or ARGUMENTS.get(name)
+        if argument is None:
+            pytest.fail(f"{route.route}: no value for <{name}> (after {segment!r}/); add it to ARGUMENTS.")
+        values[name] = argument(world, actor, target)
+    return values
