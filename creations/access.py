@@ -104,6 +104,20 @@ def run_for_viewer_or_404(*, pk: int, user: AnyUser, queryset: QuerySet[Run] | N
     return RunViewing(run=run, membership=_membership_if_visible(run.creation, user))
 
 
+def run_to_cancel_or_404(*, pk: int, user: AnyUser) -> RunViewing:
+    """A run the person may at least ask to stop: one they can see, or, for the
+    workspace's owners and admins, any of its runs, a private creation's too.
+    Whether they may really cancel it is `can_cancel_run`'s answer, in the service."""
+    run = Run.objects.select_related("creation__workspace").filter(pk=pk).first()
+    if run is None:
+        raise Http404("No such run.")
+    membership = membership_get(workspace=run.creation.workspace_id, user=user)
+    manages = membership is not None and membership.can_manage
+    if not manages and not creation_visible(creation=run.creation, user=user, membership=membership):
+        raise Http404("No such run.")
+    return RunViewing(run=run, membership=membership)
+
+
 def artifact_for_viewer_or_404(
     *, pk: int, user: AnyUser, queryset: QuerySet[Artifact] | None = None
 ) -> ArtifactViewing:

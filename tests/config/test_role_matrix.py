@@ -32,14 +32,12 @@ from creations.models import Creation
 from tests.support.fixtures.accounts import PASSWORD
 from tests.support.fixtures.runs import AtelierServer
 from tests.support.role_world import (
-    ADMIN,
     ANONYMOUS,
     CREATORS,
     MANAGERS,
     MEMBERS,
     OUTSIDER,
     OWNER,
-    PRIVATE,
     PUBLIC,
     ROLES,
     TITLE,
@@ -51,7 +49,7 @@ from tests.support.role_world import (
 )
 from tests.support.urlconf import Route, http_routes, served_urlconfs, websocket_routes
 from tests.support.wsclient import open_stream, read_events
-from workspaces.models import Invitation, Membership, Role, Workspace
+from workspaces.models import Invitation, Membership, ModelEndpoint, Role, Workspace
 
 pytestmark = pytest.mark.filterwarnings("ignore:StreamingHttpResponse must consume")
 
@@ -168,7 +166,8 @@ def cancel(who: str, visibility: str) -> Outcome:
     if who == ANONYMOUS:
         return LOGIN
     if who in MANAGERS:
-        return redirect("run_detail")
+        # A private creation's run page stays its author's: they are sent to the dashboard instead.
+        return redirect("run_detail" if sees(who, visibility) else "workspace_dashboard")
     return FORBIDDEN if sees(who, visibility) else NOT_FOUND
 
 
@@ -200,6 +199,7 @@ def _left(world: World, actor: User | None) -> bool:
 
 POST_ONLY = signed_in(NOT_ALLOWED)
 TO_MEMBERS = "workspace_members"
+TO_MODELS = "workspace_endpoints"
 OWNERS = {OWNER}
 
 ROWS = [
@@ -285,6 +285,37 @@ ROWS = [
         },
         changed=lambda w, actor: Invitation.objects.filter(pk=w.invitation.pk, accepted_at__isnull=False).exists(),
     ),
+    # Model endpoints: every member sees the list (to know what the picker offers); owners and admins
+    # change them; the others are refused outright.
+    Row("workspace_endpoints", {GET: members(MEMBERS, OK)}),
+    Row(
+        "endpoint_new",
+        {GET: members(MANAGERS, OK, FORBIDDEN), POST: members(MANAGERS, done(to=TO_MODELS), FORBIDDEN)},
+        data={"name": "Team model", "base_url": "http://127.0.0.1:9/v1", "model": "scripted"},
+        changed=lambda w, actor: ModelEndpoint.objects.filter(workspace=w.workspace, name="Team model").exists(),
+    ),
+    Row(
+        "endpoint_edit",
+        {GET: members(MANAGERS, OK, FORBIDDEN), POST: members(MANAGERS, done(to=TO_MODELS), FORBIDDEN)},
+        data={"name": "Renamed model", "base_url": "http://127.0.0.1:9/v1", "model": "scripted"},
+        changed=lambda w, actor: ModelEndpoint.objects.filter(pk=w.endpoint.pk, name="Renamed model").exists(),
+    ),
+    Row(
+        "endpoint_test",
+        {GET: POST_ONLY, POST: members(MANAGERS, done(to=TO_MODELS), FORBIDDEN)},
+        changed=lambda w, actor: ModelEndpoint.objects.filter(pk=w.endpoint.pk, checked_at__isnull=False).exists(),
+    ),
+    Row(
+        "endpoint_enabled",
+        {GET: POST_ONLY, POST: members(MANAGERS, done(to=TO_MODELS), FORBIDDEN)},
+        data={"enabled": "0"},
+        changed=lambda w, actor: ModelEndpoint.objects.filter(pk=w.endpoint.pk, is_enabled=False).exists(),
+    ),
+    Row(
+        "endpoint_delete",
+        {GET: POST_ONLY, POST: members(MANAGERS, done(to=TO_MODELS), FORBIDDEN)},
+        changed=lambda w, actor: not ModelEndpoint.objects.filter(pk=w.endpoint.pk, retired_at__isnull=True).exists(),
+    ),
     Row("workspace_dashboard", {GET: workspace_list}, per_creation=True),
     Row(
         "creation_new",
@@ -321,11 +352,7 @@ ROWS = [
 ]
 
 # Cases where the platform contradicts the rule above: each must fail until it is fixed.
-KNOWN_BUGS = {
-    ("run_cancel", POST, role, PRIVATE): "run_cancel_view looks the run up with run_for_viewer_or_404, so owners "
-    "and admins get a 404 for a private creation's run that can_cancel_run lets them cancel"
-    for role in (ADMIN, OWNER)
-}
+KNOWN_BUGS: dict[tuple[str, str, str, str], str] = {}
 
 
 # --- the tests ----------------------------------------------------------------------------

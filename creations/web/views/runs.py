@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.core.files.storage import default_storage
@@ -12,7 +13,7 @@ from django.http.response import HttpResponseBase
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
-from creations.access import can_cancel_run, run_for_viewer_or_404
+from creations.access import can_cancel_run, creation_visible, run_for_viewer_or_404, run_to_cancel_or_404
 from creations.artifacts.display import artifact_displays
 from creations.artifacts.streaming import file_chunks
 from creations.events.trajectory import live_replay_after, run_trajectory
@@ -71,7 +72,8 @@ def run_artifacts(request: HttpRequest, pk: int) -> HttpResponse:
 @login_required
 @require_POST
 def run_cancel_view(request: HttpRequest, pk: int) -> HttpResponse:
-    run = run_for_viewer_or_404(pk=pk, user=request.user).run
+    viewing = run_to_cancel_or_404(pk=pk, user=request.user)
+    run = viewing.run
     try:
         cancelling = run_cancel(run=run, user=request.user)
     except PermissionDenied:
@@ -82,6 +84,10 @@ def run_cancel_view(request: HttpRequest, pk: int) -> HttpResponse:
     if _wants_json(request):
         run.refresh_from_db(fields=["status"])
         return JsonResponse({"cancelling": cancelling, "status": run.status}, status=202 if cancelling else 409)
+    if not creation_visible(creation=run.creation, user=request.user, membership=viewing.membership):
+        # An admin stopping a colleague's private run: its page stays the author's.
+        messages.success(request, f"Run {run.pk} was asked to stop." if cancelling else f"Run {run.pk} had ended.")
+        return redirect(run.creation.workspace)
     return redirect(run)
 
 
