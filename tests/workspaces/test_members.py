@@ -178,3 +178,19 @@ def test_the_members_page_lists_people_and_roles_to_every_member(team: Team) -> 
     outsider.force_login(team.outsider)
     assert outsider.get(reverse("workspace_members", args=[team.workspace.slug])).status_code == 404
     assert mail.outbox == []
+
+
+def test_signing_up_from_a_link_welcomes_and_forgets_the_link(team: Team) -> None:
+
+    link = invitation_create(workspace=team.workspace, actor=team.owner, role="member").url
+    client = Client()
+    client.get(link)
+
+    response = client.post(
+        reverse("signup"),
+        {"username": "newbie", "email": "newbie@example.com", "password1": PASSWORD, "password2": PASSWORD},
+        follow=True,
+    )
+
+    assert "Welcome to Studio." in response.content.decode()
+    assert "pending_invitation" not in client.session

@@ -19,13 +19,16 @@ def signup(request: HttpRequest) -> HttpResponse:
     form = SignUpForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         user = form.save()  # the post_save signal creates the personal workspace
-        token = request.session.get(PENDING_INVITATION_KEY)
+        token = request.session.pop(PENDING_INVITATION_KEY, None)
         login(request, user, backend="django.contrib.auth.backends.ModelBackend")
         if token:  # signed up from an invitation link: join that workspace at once
             try:
-                return redirect(invitation_accept(token=token, user=user).workspace)
+                joined = invitation_accept(token=token, user=user)
             except WorkspaceRuleError as error:
                 messages.error(request, str(error))
+            else:
+                messages.success(request, f"Welcome to {joined.workspace.name}.")
+                return redirect(joined.workspace)
         return redirect("home")
     return render(request, "registration/signup.html", {"form": form})
 
