@@ -10,3 +10,6 @@ urlpatterns = [
     path("accounts/", include("django.contrib.auth.urls")),
     path("", include("creations.urls")),
 ]
+
+handler404 = "config.errors.not_found"
+handler403 = "config.errors.forbidden"

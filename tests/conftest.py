@@ -14,6 +14,7 @@ pytest_plugins = [
     "tests.support.fixtures.sandbox",  # sandboxes area: image, provider, sandbox
     "tests.support.fixtures.runs",  # runs area: a real Celery worker + beat + daphne (atelier_server, run_stack)
     "tests.support.fixtures.browser",  # web area: headless Chromium against the running stack (browser, web)
+    "tests.support.fixtures.redis",  # a Redis server of a test's own
     "tests.support.fixtures.s3",  # storage: a real S3-compatible server (SeaweedFS)
 ]
 

@@ -2,33 +2,13 @@
 
 import logging
 import subprocess
-import time
-from collections.abc import Iterator
 
 import pytest
 from django.test import Client
 
-from tests.support import free_port, has_executable, port_open, require
+from tests.support import free_port
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def own_redis() -> Iterator[str]:
-    """A Redis server of this test's own, so it can be stopped."""
-    require(has_executable("redis-server"), "redis-server is not installed")
-    port = free_port()
-    proc = subprocess.Popen(
-        ["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
-        stdout=subprocess.DEVNULL,
-    )
-    for _ in range(100):
-        if port_open("127.0.0.1", port):
-            break
-        time.sleep(0.05)
-    yield f"redis://127.0.0.1:{port}/0"
-    proc.terminate()
-    proc.wait(timeout=10)
 
 
 def test_healthz_reports_every_component_ok(client: Client, settings: object, own_redis: str) -> None:

@@ -8,6 +8,7 @@ import json
 import logging
 from collections.abc import Iterator
 
+import httpx2
 import pytest
 from django.contrib.auth.models import User
 from django.test import Client
@@ -42,7 +43,17 @@ def signed_in(user: User) -> Client:
     return client
 
 
-def everything_visible(team: Team, creation: Creation, endpoint: ModelEndpoint) -> dict[str, str]:
+def served(stack: AtelierServer, user: User, path: str) -> str:
+    """A page as the running server sends it (streamed responses included), on the
+    platform's host name (the test stack's 127.0.0.1 is its artifact origin)."""
+    response = httpx2.get(
+        f"http://localhost:{stack.port}{path}", headers={"Cookie": stack.cookie_for(user)}, timeout=30
+    )
+    assert response.status_code == 200, path
+    return response.text
+
+
+def everything_visible(stack: AtelierServer, team: Team, creation: Creation, endpoint: ModelEndpoint) -> dict[str, str]:
     """Every page, JSON and admin screen where the endpoint or its run shows up."""
     slug, run = team.workspace.slug, creation.runs.get()
     member, owner = signed_in(team.member), signed_in(team.owner)
@@ -56,7 +67,6 @@ def everything_visible(team: Team, creation: Creation, endpoint: ModelEndpoint) 
         "run": member.get(run.get_absolute_url()),
         "run steps": member.get(reverse("run_steps", args=[run.pk])),
         "artifacts": member.get(reverse("run_artifacts", args=[run.pk])),
-        "trajectory": member.get(reverse("run_trajectory_json", args=[run.pk])),
         "gallery": member.get(reverse("workspace_gallery", args=[slug])),
         "admin list": staff.get(reverse("admin:workspaces_modelendpoint_changelist")),
         "admin page": staff.get(reverse("admin:workspaces_modelendpoint_change", args=[endpoint.pk])),
@@ -65,8 +75,8 @@ def everything_visible(team: Team, creation: Creation, endpoint: ModelEndpoint) 
     seen = {}
     for name, response in pages.items():
         assert response.status_code == 200, name
-        body = b"".join(response) if response.streaming else response.content
-        seen[name] = body.decode()
+        seen[name] = response.content.decode()
+    seen["trajectory"] = served(stack, team.member, reverse("run_trajectory_json", args=[run.pk]))
     seen["events"] = json.dumps([e.payload for e in RunEvent.objects.filter(run=run)])
     seen["run reason"] = run.reason
     return seen
@@ -102,7 +112,7 @@ def test_a_model_added_in_the_browser_makes_a_run_and_its_key_stays_secret(
     assert run.started_by == team.member
     assert [a.path for a in run.artifacts.all()] == ["hello.txt"]
     assert all(r.headers["authorization"] == f"Bearer {KEY}" for r in keyed_model.chat_requests())
-    visible = everything_visible(team, creation, endpoint)
+    visible = everything_visible(run_stack, team, creation, endpoint)
     visible["this process's logs"] = caplog.text
     for name, process in run_stack.processes.items():
         visible[f"{name} log"] = process.log_path.read_text(errors="replace")

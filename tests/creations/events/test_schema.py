@@ -3,6 +3,7 @@ held by what stores events, what reads them, and the run page's script."""
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 from typing import Any, get_args
@@ -329,7 +330,9 @@ def test_a_run_that_fails_emits_every_kind_each_as_its_schema_says(
     assert "東京の食べ物の地図、3000 行目" in "".join(p["text"] for p in payloads["tool_output_delta"])
     assert any(p["is_error"] for p in payloads["tool_result"])
     assert [p["reason"] for p in payloads["finished"]] == ["model_error"]
-    assert "refused" in payloads["error"][0]["message"]
+    # Said in the platform's words: the endpoint's own text never reaches a page.
+    assert "rejected the request (HTTP 400)" in payloads["error"][0]["message"]
+    assert "The request was refused." not in json.dumps(payloads)
     assert [item["path"] for item in payloads["artifacts"][0]["items"]] == ["big.txt"]
     (shown,) = [c for step in run_trajectory(run=run).steps for c in step.calls if c.name == "str_replace_editor"]
     assert shown.finished
