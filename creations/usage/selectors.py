@@ -1,0 +1,138 @@
+"""Reads of what a workspace has spent: this month's model tokens and sandbox time,
+and the artifact storage it holds now.
+
+Months are calendar months in UTC, the period the quotas (Workspace.quota_*)
+are given for. A month's figures are the usage ledger's records for it (each
+run recorded once, in the month it ended) plus the live counters of the runs
+still in flight, which the ledger will record when they end; so a run's usage
+counts from its first step, exactly once. Every function takes `now` so tests
+(and a page showing another month) can say which month they mean.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from django.db.models import (
+    BigIntegerField,
+    DurationField,
+    ExpressionWrapper,
+    F,
+    Field,
+    FloatField,
+    OuterRef,
+    QuerySet,
+    Subquery,
+    Sum,
+    Value,
+)
+from django.db.models.expressions import Combinable
+from django.db.models.functions import Coalesce, Greatest
+from django.utils import timezone
+
+from creations.models import Artifact, Run, RunStatus, UsageRecord
+from workspaces.models import Workspace
+
+# Runs holding (or about to hold) a sandbox: their usage is live on the Run row, not yet in the ledger.
+IN_FLIGHT_STATUSES = (RunStatus.STARTING, RunStatus.RUNNING)
+
+
+def month_start(now: datetime | None = None) -> datetime:
+    """The first instant (UTC) of the calendar month `now` falls in."""
+    now = (now or timezone.now()).astimezone(UTC)
+    return now.replace(day=1, hour=0, minute=0, second=0, microsecond=0)
+
+
+def budget_renews_at(now: datetime | None = None) -> datetime:
+    """When this month's budgets renew: the first instant (UTC) of the next calendar month."""
+    start = month_start(now)
+    return (start + timedelta(days=32)).replace(day=1)
+
+
+@dataclass(frozen=True)
+class MonthUsage:
+    """A workspace's usage in one calendar month, as of `now`.
+
+    `recorded_*` come from the ledger (runs that ended this month), `in_flight_*`
+    from the runs still going (their tokens so far, their time since they started)."""
+
+    month_start: datetime
+    renews_at: datetime
+    recorded_tokens: int
+    recorded_sandbox_seconds: float
+    in_flight_tokens: int
+    in_flight_sandbox_seconds: float
+    storage_bytes: int  # artifacts stored now (storage is not monthly)
+
+    @property
+    def tokens(self) -> int:
+        return self.recorded_tokens + self.in_flight_tokens
+
+    @property
+    def sandbox_seconds(self) -> float:
+        return self.recorded_sandbox_seconds + self.in_flight_sandbox_seconds
+
+
+_BIG = BigIntegerField()
+_FLOAT = FloatField()
+_DURATION = DurationField()
+
+
+def _sum_of(rows: QuerySet[Any], expression: Combinable, output: Field[Any, Any]) -> Coalesce:
+    """A scalar subquery: SUM(expression) over `rows`, zero when there are none."""
+    summed = rows.order_by().annotate(_all=Value(1)).values("_all").annotate(total=Sum(expression)).values("total")
+    zero = Value(timedelta(0) if isinstance(output, DurationField) else 0)
+    return Coalesce(Subquery(summed, output_field=output), zero, output_field=output)
+
+
+def workspace_month_usage(*, workspace: Workspace | int, now: datetime | None = None) -> MonthUsage:
+    """Tokens and sandbox time `workspace` used in the calendar month of `now`, with the
+    runs in flight counted live, and its artifact storage in use.
+
+    One statement (PostgreSQL gives it one snapshot): a run that ends meanwhile
+    is counted either live or in the ledger, never both or neither. It reads the
+    ledger through its (workspace, recorded_at) index, the in-flight runs through
+    the (status, heartbeat_at) one, and the artifacts through the workspace's
+    gallery index."""
+    now = now or timezone.now()
+    start, renews_at = month_start(now), budget_renews_at(now)
+    workspace_id = workspace.pk if isinstance(workspace, Workspace) else workspace
+    records = UsageRecord.objects.filter(workspace_id=OuterRef("pk"), recorded_at__gte=start, recorded_at__lt=renews_at)
+    in_flight = Run.objects.filter(status__in=IN_FLIGHT_STATUSES, creation__workspace_id=OuterRef("pk"))
+    # Time held so far; never negative, whatever `now` a caller passes.
+    held = Greatest(
+        ExpressionWrapper(Value(now) - F("started_at"), output_field=_DURATION),
+        Value(timedelta(0), output_field=_DURATION),
+    )
+    figures = (
+        Workspace.objects.filter(pk=workspace_id)
+        .annotate(
+            recorded_tokens=_sum_of(records, F("prompt_tokens") + F("completion_tokens"), _BIG),
+            recorded_seconds=_sum_of(records, F("sandbox_seconds"), _FLOAT),
+            in_flight_tokens=_sum_of(in_flight, F("prompt_tokens") + F("completion_tokens"), _BIG),
+            in_flight_time=_sum_of(in_flight, held, _DURATION),
+            storage_bytes=_sum_of(Artifact.objects.filter(workspace_id=OuterRef("pk")), F("size"), _BIG),
+        )
+        .values("recorded_tokens", "recorded_seconds", "in_flight_tokens", "in_flight_time", "storage_bytes")
+        .get()
+    )
+    in_flight_time = figures["in_flight_time"]
+    return MonthUsage(
+        month_start=start,
+        renews_at=renews_at,
+        recorded_tokens=int(figures["recorded_tokens"]),
+        recorded_sandbox_seconds=float(figures["recorded_seconds"]),
+        in_flight_tokens=int(figures["in_flight_tokens"]),
+        in_flight_sandbox_seconds=in_flight_time.total_seconds() if in_flight_time else 0.0,
+        storage_bytes=int(figures["storage_bytes"]),
+    )
+
+
+def workspace_storage_bytes(*, workspace: Workspace | int) -> int:
+    """Bytes of artifacts `workspace` keeps now (what its storage quota counts);
+    deleting a creation lowers it as its artifacts go."""
+    workspace_id = workspace.pk if isinstance(workspace, Workspace) else workspace
+    total = Artifact.objects.filter(workspace_id=workspace_id).aggregate(total=Sum("size"))["total"]
+    return int(total or 0)
