@@ -1,6 +1,7 @@
 """Writes for creations and runs: submit, cancel, run again, fork.
 
-Each service checks who may do it (a workspace role that can create), writes
+Each service checks who may do it (a workspace role that can create) and that
+the workspace has budget left this month (creations.usage.budgets), writes
 in one transaction, and enqueues the run only after commit, so a worker never
 looks for a run that is not there yet.
 """
@@ -23,6 +24,7 @@ from creations.runs.inputs import clean_input_files
 from creations.runs.limits import clean_requested_limits, fit_limits
 from creations.runs.state import cancelled_reason, run_create_queued, run_finish, run_request_cancel
 from creations.runs.supervision import publish_cancel
+from creations.usage.budgets import check_can_submit
 from workspaces.models import Membership, ModelEndpoint, Workspace
 from workspaces.selectors import membership_get
 
@@ -85,6 +87,7 @@ def creation_submit(
 ) -> Run:
     """Validate, write Creation + InputFiles + a queued Run, and enqueue it after commit."""
     _creator_membership(workspace=workspace, user=author)
+    check_can_submit(workspace)
     if visibility not in Visibility.values:
         raise ValidationError({"visibility": "Choose who can see it: only you, the workspace, or anyone."})
     creation = Creation(
@@ -135,6 +138,7 @@ def run_rerun(*, creation: Creation, user: User) -> Run:
     if not can_view_creation(creation=creation, user=user):
         raise PermissionDenied("You cannot see this creation.")
     _creator_membership(workspace=creation.workspace, user=user)
+    check_can_submit(creation.workspace)
     _clean_endpoint(creation.workspace, creation.model_endpoint)
     with transaction.atomic():
         return _queue_new_run(creation, started_by=user)
@@ -150,6 +154,7 @@ def creation_fork(*, creation: Creation, user: User, brief: str, workspace: Work
         raise PermissionDenied("You cannot see this creation.")
     target = workspace or creation.workspace
     _creator_membership(workspace=target, user=user)
+    check_can_submit(target)
     same_workspace = target.pk == creation.workspace_id
     endpoint = creation.model_endpoint if same_workspace and creation.model_endpoint_id else None
     if endpoint is not None and not endpoint.is_enabled:
