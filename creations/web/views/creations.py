@@ -5,12 +5,13 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import User
 from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.files.uploadedfile import UploadedFile
 from django.db.models import Prefetch
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from creations.access import creation_for_viewer_or_404
+from creations.access import CreationViewing, creation_for_viewer_or_404
 from creations.artifacts.display import artifact_displays
 from creations.events.trajectory import run_trajectory
 from creations.models import Creation, Run
@@ -35,6 +36,17 @@ def _add_service_errors(form: CreationForm | ForkForm, error: ValidationError) -
             form.add_error(target if target in form.fields else None, field_errors)
     else:
         form.add_error(None, error)
+
+
+def _ask_for_files_again(form: CreationForm, uploads: list[UploadedFile]) -> None:
+    """A browser cannot fill a file field back in: a refused form says which files to choose again."""
+    if not uploads:
+        return
+    names = ", ".join(upload.name or "?" for upload in uploads[:5]) + (", …" if len(uploads) > 5 else "")
+    form.add_error(
+        "uploads",
+        f"Nothing was started, and browsers do not keep chosen files: choose your files again ({names}).",
+    )
 
 
 @login_required
@@ -82,23 +94,25 @@ def creation_new(request: HttpRequest, slug: str) -> HttpResponse:
             form.add_error(None, str(error))
         else:
             return redirect(run)
-    status = 400 if request.method == "POST" else 200
+    status = 200
+    if request.method == "POST":
+        status = 400
+        _ask_for_files_again(form, request.FILES.getlist("uploads"))
     return render(request, "creations/creation_new.html", {**context, "form": form}, status=status)
 
 
-@with_platform_csp
-@require_GET
-def creation_detail(request: HttpRequest, pk: int) -> HttpResponse:
-    viewing = creation_for_viewer_or_404(
-        pk=pk,
-        user=request.user,
-        queryset=Creation.objects.select_related(
-            "workspace", "author", "model_endpoint", "forked_from"
-        ).prefetch_related(Prefetch("runs", queryset=Run.objects.order_by("-created_at"))),
-    )
+def _creation_page(
+    request: HttpRequest,
+    viewing: CreationViewing,
+    *,
+    fork_form: ForkForm | None = None,
+    status: int = 200,
+) -> HttpResponse:
+    """The creation page; a refused fork comes back to it with its form as sent."""
     creation = viewing.creation
     runs = list(creation.runs.all())
     selected = next((r for r in runs if str(r.pk) == request.GET.get("run")), runs[0] if runs else None)
+    trajectory = run_trajectory(run=selected) if selected else None
     context = {
         "creation": creation,
         "runs": runs,
@@ -109,10 +123,26 @@ def creation_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "artifacts": artifact_displays(
             selected.artifacts.all() if selected else [], user=request.user, render_documents=True
         ),
-        "trajectory": run_trajectory(run=selected) if selected else None,
-        "fork_form": ForkForm(initial={"brief": creation.brief}),
+        "trajectory": trajectory,
+        "fork_form": fork_form or ForkForm(initial={"brief": creation.brief}),
     }
-    return render(request, "creations/creation_detail.html", context)
+    return render(request, "creations/creation_detail.html", context, status=status)
+
+
+def _creation_for_page(request: HttpRequest, pk: int) -> CreationViewing:
+    return creation_for_viewer_or_404(
+        pk=pk,
+        user=request.user,
+        queryset=Creation.objects.select_related(
+            "workspace", "author", "model_endpoint", "forked_from"
+        ).prefetch_related(Prefetch("runs", queryset=Run.objects.order_by("-created_at"))),
+    )
+
+
+@with_platform_csp
+@require_GET
+def creation_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    return _creation_page(request, _creation_for_page(request, pk))
 
 
 @login_required
@@ -134,17 +164,17 @@ def creation_rerun(request: HttpRequest, pk: int) -> HttpResponse:
 @with_platform_csp
 @require_POST
 def creation_fork_view(request: HttpRequest, pk: int) -> HttpResponse:
-    creation = creation_for_viewer_or_404(pk=pk, user=request.user).creation
+    viewing = _creation_for_page(request, pk)
     form = ForkForm(request.POST)
     if form.is_valid():
         try:
-            run = creation_fork(creation=creation, user=_signed_in(request), brief=form.cleaned_data["brief"])
+            run = creation_fork(creation=viewing.creation, user=_signed_in(request), brief=form.cleaned_data["brief"])
         except PermissionDenied as error:
             messages.error(request, str(error))
-            return redirect(creation)
+            return redirect(viewing.creation)
         except ValidationError as error:
             _add_service_errors(form, error)
         else:
             return redirect(run)
-    messages.error(request, "The fork was not started: " + " ".join(str(e) for e in form.errors.get("brief", [])))
-    return redirect(creation)
+    # Back to the page with the edited brief as typed, and why it was not started.
+    return _creation_page(request, viewing, fork_form=form, status=400)

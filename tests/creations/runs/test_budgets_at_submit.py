@@ -3,6 +3,7 @@ sandbox, and the person is told which budget and when it renews, keeping what th
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -17,7 +18,7 @@ from creations.runs.services import creation_fork, creation_submit, run_rerun
 from creations.usage.selectors import budget_renews_at, month_start
 from tests.support.factories import make_run
 from tests.support.fixtures.accounts import Team
-from workspaces.models import Workspace
+from workspaces.models import ModelEndpoint, Workspace
 from workspaces.services import workspace_create
 
 pytestmark = pytest.mark.django_db
@@ -93,6 +94,53 @@ def test_a_fork_is_checked_against_the_workspace_it_lands_in(team: Team, nothing
         creation_fork(creation=original, user=team.outsider, brief="again", workspace=mine)
 
 
+def test_the_new_creation_form_keeps_what_was_typed_and_says_why(team: Team, client: Client) -> None:
+    message = spend_all(team.workspace)
+    endpoint = ModelEndpoint.objects.create(
+        workspace=team.workspace, name="Our model", base_url="http://127.0.0.1:9/v1", model="m"
+    )
+    client.force_login(team.member)
+    response = client.post(
+        reverse("creation_new", args=[team.workspace.slug]),
+        {
+            "brief": "A calm piano piece in D minor",
+            "title": "Calm piece",
+            "visibility": Visibility.PRIVATE,
+            "model": str(endpoint.pk),
+            "max_steps": "7",
+        },
+    )
+    assert response.status_code == 400
+    html = response.content.decode()
+    assert message in html
+    assert "A calm piano piece in D minor</textarea>" in html
+    assert 'value="Calm piece"' in html
+    assert f'<option value="{endpoint.pk}" selected>' in html
+    (private_choice,) = re.findall(r'<input[^>]*value="private"[^>]*>', html)
+    assert "checked" in private_choice
+    assert 'value="7"' in html
+    assert "choose your files again" not in html
+    assert not Creation.objects.exists()
+
+
+def test_a_refused_form_with_files_asks_for_them_again(team: Team, client: Client) -> None:
+    spend_all(team.workspace, tokens=False)
+    client.force_login(team.member)
+    response = client.post(
+        reverse("creation_new", args=[team.workspace.slug]),
+        {
+            "brief": "A map of these stops",
+            "visibility": Visibility.WORKSPACE,
+            "uploads": [SimpleUploadedFile("stops.csv", b"a,b\n"), SimpleUploadedFile("notes.txt", b"hi")],
+        },
+    )
+    assert response.status_code == 400
+    html = response.content.decode()
+    assert "of sandbox time for" in html
+    assert "choose your files again (stops.csv, notes.txt)" in html
+    assert not Creation.objects.exists()
+
+
 def test_run_again_from_the_page_is_refused_with_the_message(team: Team, client: Client) -> None:
     run = make_run(team, status=RunStatus.SUCCEEDED, finished=True)
     message = spend_all(team.workspace)
@@ -101,3 +149,16 @@ def test_run_again_from_the_page_is_refused_with_the_message(team: Team, client:
     assert response.status_code == 200
     assert message in response.content.decode()
     assert Run.objects.count() == 1
+
+
+def test_a_refused_fork_keeps_the_edited_brief(team: Team, client: Client) -> None:
+    run = make_run(team, status=RunStatus.SUCCEEDED, finished=True)
+    message = spend_all(team.workspace)
+    client.force_login(team.member)
+    response = client.post(reverse("creation_fork", args=[run.creation_id]), {"brief": "The same, but in red"})
+    assert response.status_code == 400
+    html = response.content.decode()
+    assert "The fork was not started" in html
+    assert message in html
+    assert "The same, but in red</textarea>" in html
+    assert Creation.objects.count() == 1
