@@ -20,6 +20,8 @@ OutcomeReason = Literal[
     "step_limit",
     "token_limit",
     "time_limit",
+    # The caller's budget check (`over_budget`) said stop, and the model was given one step to submit.
+    "budget_exhausted",
     "cancelled",
     "model_error",
     "sandbox_error",
@@ -120,6 +122,10 @@ class AgentEvent:
 
 
 Emit = Callable[[AgentEvent], None]
+
+# Asked once per step: a message saying which budget outside the run's own limits is
+# used up (the caller's, e.g. a team's monthly one), or None to go on.
+BudgetCheck = Callable[[], str | None]
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ from typing import Any
 
 from sandboxes.agent.blocking_calls import Stopped, run_in_worker
 from sandboxes.agent.conversation import Conversation
-from sandboxes.agent.events import AgentEvent, AgentLimits, AgentOutcome, Emit
+from sandboxes.agent.events import AgentEvent, AgentLimits, AgentOutcome, BudgetCheck, Emit
 from sandboxes.agent.model import (
     ContextOverflowError,
     ModelCancelled,
@@ -26,6 +26,7 @@ from sandboxes.agent.model import (
 )
 from sandboxes.agent.prompts import (
     NO_TOOL_CALL_NUDGE,
+    SHARED_BUDGET_NOTE,
     SYSTEM_PROMPT,
     TIME_BUDGET_NOTE,
     TOKEN_BUDGET_NOTE,
@@ -60,9 +61,15 @@ def run_agent(
     cancel: threading.Event | None = None,
     input_files: Sequence[str] = (),
     editor: Editor | None = None,
+    over_budget: BudgetCheck | None = None,
 ) -> AgentOutcome:
     """Drive `model` on `brief` inside `sandbox` until it submits or a limit
-    ends the run. Events go to `emit`, synchronously, on this thread."""
+    ends the run. Events go to `emit`, synchronously, on this thread.
+
+    `over_budget`, asked before each step, says when a budget beyond the run's
+    own limits is used up (its message); the model then gets one step to
+    submit, as for the run's own token limit, and the run ends "budget_exhausted"
+    with that message."""
     return _AgentRun(
         sandbox=sandbox,
         model=model,
@@ -70,6 +77,7 @@ def run_agent(
         emit=emit,
         cancel=cancel,
         editor=editor,
+        over_budget=over_budget,
     ).run(brief, list(input_files))
 
 
@@ -83,8 +91,10 @@ class _AgentRun:
         emit: Emit,
         cancel: threading.Event | None,
         editor: Editor | None,
+        over_budget: BudgetCheck | None = None,
     ) -> None:
         self._model = model
+        self._over_budget = over_budget
         self._limits = limits
         self._emit_event = emit
         self._cancel = cancel or threading.Event()
@@ -120,15 +130,16 @@ class _AgentRun:
 
     def _loop(self, conversation: Conversation) -> tuple[str, str]:
         max_steps = self._limits.max_steps
-        budget_note_given = False
+        submit_asked = False  # told to submit because a budget ran out; the next step over one ends the run
         time_note_given = False
         for step in range(1, max_steps + 1):
             self._check_stop()
-            if self._tokens_exhausted():
-                if budget_note_given:
-                    return "token_limit", self._stop_message("token_limit")
-                conversation.append_to_last(TOKEN_BUDGET_NOTE)
-                budget_note_given = True
+            spent = self._budget_spent()
+            if spent is not None:
+                if submit_asked:
+                    return spent
+                conversation.append_to_last(TOKEN_BUDGET_NOTE if spent[0] == "token_limit" else SHARED_BUDGET_NOTE)
+                submit_asked = True
             elif not time_note_given and self._time_nearly_up():
                 conversation.append_to_last(TIME_BUDGET_NOTE)
                 time_note_given = True
@@ -251,6 +262,19 @@ class _AgentRun:
             total_tokens=usage.total_tokens,
             estimated=usage.estimated,
         )
+
+    def _budget_spent(self) -> tuple[str, str] | None:
+        """The run's own token budget, then the caller's: (reason, message) for the first used up."""
+        if self._tokens_exhausted():
+            return "token_limit", self._stop_message("token_limit")
+        if self._over_budget is None:
+            return None
+        try:
+            message = self._over_budget()
+        except Exception:  # the caller's check failing must not end the run
+            log.exception("the budget check failed; going on")
+            return None
+        return None if message is None else ("budget_exhausted", message)
 
     def _tokens_exhausted(self) -> bool:
         budget = self._limits.max_tokens

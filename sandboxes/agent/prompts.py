@@ -42,6 +42,7 @@ NO_TOOL_CALL_NUDGE = (
 
 LAST_STEP_NOTE = "[This is your last step: make sure your files are in /testbed/output and call submit now.]"
 TOKEN_BUDGET_NOTE = "[The token budget for this task is used up: call submit now with what is in /testbed/output.]"  # noqa: S105 - a message, not a password
+SHARED_BUDGET_NOTE = "[The budget this task draws on is used up: call submit now with what is in /testbed/output.]"
 TIME_BUDGET_NOTE = "[Time is almost up: call submit now with what is in /testbed/output.]"
 
 

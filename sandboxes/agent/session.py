@@ -21,7 +21,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from types import TracebackType
 
-from sandboxes.agent.events import AgentLimits, AgentOutcome, Emit
+from sandboxes.agent.events import AgentLimits, AgentOutcome, BudgetCheck, Emit
 from sandboxes.agent.loop import run_agent
 from sandboxes.agent.model import ModelClient
 from sandboxes.runtime import CommandResult, CopyOutReport, OutputCallback, Sandbox, SandboxProvider
@@ -141,7 +141,14 @@ class SandboxSession:
         return self._stopped
 
     def run_agent(
-        self, *, model: ModelClient, brief: str, limits: AgentLimits, emit: Emit, cancel: threading.Event
+        self,
+        *,
+        model: ModelClient,
+        brief: str,
+        limits: AgentLimits,
+        emit: Emit,
+        cancel: threading.Event,
+        over_budget: BudgetCheck | None = None,
     ) -> AgentOutcome:
         """The agent's whole run; raises SandboxStartError when the sandbox never became ready."""
         outcome = run_agent(
@@ -152,6 +159,7 @@ class SandboxSession:
             emit=emit,
             cancel=cancel,
             input_files=sorted(self.input_files),
+            over_budget=over_budget,
         )
         try:
             self.starting.wait()

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sandboxes.agent import AgentEvent, AgentLimits, AgentOutcome, model_client_for, run_agent
+from sandboxes.agent.events import BudgetCheck
 from sandboxes.agent.model import ModelClient
 from tests.support.scripted_model import ScriptedModel
 
@@ -39,6 +40,7 @@ def run(
     recorder: Recorder | None = None,
     cancel: threading.Event | None = None,
     brief: str = "make something",
+    over_budget: BudgetCheck | None = None,
     **limits: Any,
 ) -> tuple[AgentOutcome, Recorder]:
     recorder = recorder or Recorder()
@@ -50,5 +52,6 @@ def run(
         emit=recorder,
         cancel=cancel,
         editor=getattr(sandbox, "editor", None),
+        over_budget=over_budget,
     )
     return outcome, recorder
