@@ -26,6 +26,7 @@ from creations.models import Creation, Run, RunStatus
 from creations.runs.limits import effective_limits
 from creations.runs.state import cancelled_reason, run_add_usage, run_finish, run_mark_running, run_mark_starting
 from creations.runs.supervision import RunSupervisor
+from creations.usage.budgets import RunBudgetWatch
 from sandboxes.agent import AgentEvent, AgentLimits, AgentOutcome, ModelClient
 from sandboxes.agent.session import SandboxSession, SandboxStartError
 from sandboxes.docker_runtime import LABEL_RUN_ID
@@ -84,6 +85,7 @@ class RunExecution:
         self.session: SandboxSession | None = None
         self.supervisor = RunSupervisor(run_id, on_stop_sandbox=self._stop_sandbox)
         self.limits = effective_limits(self.creation)
+        self.budget = RunBudgetWatch(workspace_id=self.creation.workspace_id)
         self.usage: dict[str, Any] = {}
 
     # --- the whole run ---
@@ -110,6 +112,9 @@ class RunExecution:
 
     def _run(self) -> Ending:
         model = model_for(self.creation)
+        exhausted = self.budget()
+        if exhausted is not None:  # its workspace's budget ran out while it waited: start nothing
+            return Ending(RunStatus.QUOTA_EXCEEDED, f"{exhausted} The run did not start.")
         session = SandboxSession(
             provider=get_provider(),
             labels={RUN_ID_LABEL: str(self.run.pk)},
@@ -124,6 +129,7 @@ class RunExecution:
                 limits=self.limits,
                 emit=self._on_agent_event,
                 cancel=self.supervisor.stop,
+                over_budget=self.budget,
             )
         except SandboxStartError as error:
             log.warning("Run %s: no sandbox: %s", self.run.pk, error)
@@ -154,12 +160,15 @@ class RunExecution:
     def _on_agent_event(self, event: AgentEvent) -> None:
         self.recorder.record(event.kind, event.payload)
         if event.kind == "usage":
+            prompt_tokens = int(event.payload.get("prompt_tokens") or 0)
+            completion_tokens = int(event.payload.get("completion_tokens") or 0)
             run_add_usage(
                 run_id=self.run.pk,
-                prompt_tokens=int(event.payload.get("prompt_tokens") or 0),
-                completion_tokens=int(event.payload.get("completion_tokens") or 0),
+                prompt_tokens=prompt_tokens,
+                completion_tokens=completion_tokens,
                 steps=int(event.payload.get("step") or 0),
             )
+            self.budget.add_tokens(prompt_tokens + completion_tokens)
 
     def _collect_outputs(self, session: SandboxSession) -> None:
         if session.stopped:
@@ -227,6 +236,10 @@ def ending_for(outcome: AgentOutcome, limits: AgentLimits) -> Ending:
             return Ending(
                 RunStatus.LIMIT_REACHED,
                 f"Stopped at this run's token limit ({limits.max_tokens} tokens); the files made so far are kept.",
+            )
+        case "budget_exhausted":
+            return Ending(
+                RunStatus.QUOTA_EXCEEDED, f"{outcome.message} The run was stopped; the files made so far are kept."
             )
         case "model_error":
             return Ending(RunStatus.FAILED, f"The model failed.{detail}")

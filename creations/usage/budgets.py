@@ -3,8 +3,8 @@
 - before anything of a new run is written (`check_can_submit`, called by the
   run services): a workspace that has used a budget up starts nothing until
   it renews, and the person is told which budget and when;
-- while a run works: a run that crosses a budget is told to submit, then
-  stopped (quota_exceeded).
+- while a run works (`RunBudgetWatch`, the agent loop's once-a-step question):
+  a run that crosses a budget is told to submit, then stopped (quota_exceeded).
 
 Budgets are soft at the edge: runs already going may finish their step, and
 two submissions at the same moment may both start. What bounds the overshoot
@@ -13,6 +13,9 @@ is the per-step check, not a lock.
 
 from __future__ import annotations
 
+import logging
+import time
+from collections.abc import Callable
 from datetime import datetime
 
 from django.core.exceptions import ValidationError
@@ -20,6 +23,12 @@ from django.utils import dateformat
 
 from creations.usage.selectors import MonthUsage, workspace_month_usage
 from workspaces.models import Workspace
+
+log = logging.getLogger(__name__)
+
+# How stale a running run's view of its workspace's usage may get: other runs
+# of the workspace are seen at most this late (its own usage is counted at once).
+RECHECK_SECONDS = 5.0
 
 
 def duration_text(seconds: float) -> str:
@@ -49,3 +58,60 @@ def check_can_submit(workspace: Workspace, now: datetime | None = None) -> None:
     message = exhausted_budget_message(workspace=workspace, usage=workspace_month_usage(workspace=workspace, now=now))
     if message is not None:
         raise ValidationError(message, code="budget_exhausted")
+
+
+class RunBudgetWatch:
+    """The agent loop's `over_budget` for one run: the exhausted budget's message, or None.
+
+    The database is asked at most every RECHECK_SECONDS. In between, the run's
+    own tokens (`add_tokens`, from its usage events) and its own time are
+    counted against the headroom the last answer left, and crossing it asks
+    again at once, so a run sees its own crossing at its next step, however
+    fast its steps are, and other runs' crossings within seconds."""
+
+    def __init__(
+        self,
+        *,
+        workspace_id: int,
+        recheck_seconds: float = RECHECK_SECONDS,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self._workspace_id = workspace_id
+        self._recheck_seconds = recheck_seconds
+        self._clock = clock
+        self._checked_at: float | None = None
+        self._message: str | None = None
+        self._token_headroom = 0.0
+        self._seconds_headroom = 0.0
+        self._tokens_since = 0
+
+    def add_tokens(self, tokens: int) -> None:
+        """This run's model tokens, as they are reported (after they are stored on its row)."""
+        self._tokens_since += max(tokens, 0)
+
+    def __call__(self) -> str | None:
+        now = self._clock()
+        if self._checked_at is None or now - self._checked_at >= self._recheck_seconds or self._crossed(now):
+            self._check(now)
+        return self._message
+
+    def _crossed(self, now: float) -> bool:
+        assert self._checked_at is not None
+        if self._message is not None:
+            return False
+        return self._tokens_since >= self._token_headroom or now - self._checked_at >= self._seconds_headroom
+
+    def _check(self, now: float) -> None:
+        self._checked_at = now
+        try:
+            workspace = Workspace.objects.only("quota_month_tokens", "quota_month_sandbox_seconds").get(
+                pk=self._workspace_id
+            )
+            usage = workspace_month_usage(workspace=workspace)
+        except Exception:  # the database away for a moment must not stop the run: keep the last answer
+            log.warning("Could not check workspace %s's budgets; trying again later", self._workspace_id, exc_info=True)
+            return
+        self._tokens_since = 0
+        self._message = exhausted_budget_message(workspace=workspace, usage=usage)
+        self._token_headroom = workspace.quota_month_tokens - usage.tokens
+        self._seconds_headroom = workspace.quota_month_sandbox_seconds - usage.sandbox_seconds

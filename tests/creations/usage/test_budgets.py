@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import pytest
 from django.core.exceptions import ValidationError
 from django.utils import timezone
 
 from creations.models import RunStatus, UsageRecord
-from creations.usage.budgets import check_can_submit, duration_text
+from creations.usage.budgets import RunBudgetWatch, check_can_submit, duration_text
 from tests.support.factories import make_run
 from tests.support.fixtures.accounts import Team
 from workspaces.models import Workspace
@@ -84,3 +85,75 @@ def test_runs_in_flight_count_toward_the_budget(team: Team) -> None:
 )
 def test_quotas_of_time_read_as_a_person_says_them(seconds: int, text: str) -> None:
     assert duration_text(seconds) == text
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_a_running_run_sees_its_own_crossing_at_once_and_others_within_the_recheck(
+    team: Team, django_assert_num_queries: Any
+) -> None:
+    workspace = quotas(team.workspace, tokens=1000, seconds=3600)
+    run = make_run(team, status=RunStatus.RUNNING, started_at=timezone.now() + timedelta(seconds=1))
+    clock = Clock()
+    watch = RunBudgetWatch(workspace_id=workspace.pk, recheck_seconds=5, clock=clock)
+    assert watch() is None
+
+    # Its own tokens, under the headroom: no query.
+    run.prompt_tokens = 600
+    run.save(update_fields=["prompt_tokens"])
+    watch.add_tokens(600)
+    with django_assert_num_queries(0):
+        assert watch() is None
+    # ... and past it: asked again at once.
+    run.prompt_tokens = 1000
+    run.save(update_fields=["prompt_tokens"])
+    watch.add_tokens(400)
+    message = watch()
+    assert message is not None
+    assert message.startswith("This workspace has used its 1,000 model tokens for ")
+
+    # Raising the quota is seen at the next recheck.
+    quotas(workspace, tokens=5000, seconds=3600)
+    assert watch() == message
+    clock.now += 5
+    assert watch() is None
+
+    # Another run's spending is seen at the next recheck, not before.
+    spend(workspace, tokens=4000, at=timezone.now())
+    with django_assert_num_queries(0):
+        assert watch() is None
+    clock.now += 5
+    assert watch() is not None
+
+
+def test_a_running_run_sees_its_own_time_cross_the_sandbox_budget(team: Team) -> None:
+    workspace = quotas(team.workspace, seconds=3600)
+    spend(workspace, seconds=3500, at=timezone.now())
+    clock = Clock()
+    watch = RunBudgetWatch(workspace_id=workspace.pk, recheck_seconds=10_000, clock=clock)
+    assert watch() is None
+    clock.now += 99
+    assert watch() is None
+    # The database says the same once the run's own time is counted.
+    spend(workspace, seconds=100, at=timezone.now())
+    clock.now += 1
+    assert "of sandbox time" in (watch() or "")
+
+
+def test_a_database_hiccup_keeps_the_last_answer(team: Team, monkeypatch: pytest.MonkeyPatch) -> None:
+    clock = Clock()
+    watch = RunBudgetWatch(workspace_id=team.workspace.pk, recheck_seconds=5, clock=clock)
+    assert watch() is None
+
+    def broken(**kwargs: Any) -> None:
+        raise ConnectionError("database away")
+
+    monkeypatch.setattr("creations.usage.budgets.workspace_month_usage", broken)
+    clock.now += 5
+    assert watch() is None
