@@ -3,16 +3,22 @@
 Files are stored through Django's storage API (local disk or S3), with a kind
 and content type sniffed from their content, then previewed in a sandbox with
 no network (previews.py); a preview that fails is logged and never fails the run.
+
+A run may store only what its workspace's storage quota has left: the runs
+layer says how much (`storage_allowance`, in bytes), and a file that would
+pass it is left out and named, with the reason, for the run's page.
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Iterable
+from dataclasses import dataclass, field
 from typing import Any
 
 from django.core.files import File
 from django.db import IntegrityError, transaction
+from django.template.defaultfilters import filesizeformat
 
 from creations.artifacts.previews import make_previews
 from creations.artifacts.sniff import sniff_file
@@ -24,15 +30,41 @@ log = logging.getLogger(__name__)
 MAX_PATH_CHARS = 1024
 
 
-def ingest_outputs(*, run: Run, files: Iterable[CopiedFile]) -> list[Artifact]:
-    """Store each copied file as an Artifact of `run`; returns them in path order."""
-    artifacts: list[Artifact] = []
+@dataclass
+class Ingested:
+    artifacts: list[Artifact] = field(default_factory=list)  # in path order
+    rejected: list[tuple[str, str]] = field(default_factory=list)  # (path, why it was not stored)
+
+
+def ingest_outputs(*, run: Run, files: Iterable[CopiedFile], storage_allowance: int | None = None) -> Ingested:
+    """Store each copied file as an Artifact of `run`, in path order, while their sizes
+    fit in `storage_allowance` bytes (None: no limit); a file that does not fit is
+    rejected, and a smaller one after it may still be stored."""
+    ingested = Ingested()
+    left = storage_allowance
     for copied in sorted(files, key=lambda f: f.path):
+        if left is not None and copied.size > left:
+            ingested.rejected.append((copied.path, _over_quota_reason(copied.size, left)))
+            continue
         artifact = _store_one(run, copied)
         if artifact is not None:
-            artifacts.append(artifact)
-    make_previews(artifacts, run_id=run.pk)
-    return artifacts
+            ingested.artifacts.append(artifact)
+            if left is not None:
+                left -= artifact.size
+    make_previews(ingested.artifacts, run_id=run.pk)
+    return ingested
+
+
+def _over_quota_reason(size: int, left: int) -> str:
+    room = f"only {_bytes_text(left)} is left" if left > 0 else "nothing is left"
+    return (
+        f"Not stored: this {_bytes_text(size)} file would pass the workspace's storage quota ({room}). "
+        "Deleting creations the workspace no longer needs frees space."
+    )
+
+
+def _bytes_text(size: int) -> str:
+    return str(filesizeformat(size)).replace("\xa0", " ")  # plain text: it is stored in an event, read as JSON too
 
 
 def _store_one(run: Run, copied: CopiedFile) -> Artifact | None:

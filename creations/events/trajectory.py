@@ -13,7 +13,7 @@ from typing import Any
 
 from django.conf import settings
 
-from creations.events.schema import ArtifactsCollected, StoredToolCall, StoredToolResult, read_event
+from creations.events.schema import ArtifactsCollected, RejectedOutput, StoredToolCall, StoredToolResult, read_event
 from creations.models import Run, RunEvent
 from sandboxes.agent.events import AssistantMessage, ErrorReport, Finished, TextDelta, ToolOutputDelta
 
@@ -71,6 +71,8 @@ class Trajectory:
     finished: dict[str, Any] | None
     notes: list[str]
     earlier_before: int | None = None  # the seq of the first step shown, when earlier steps exist
+    # Output files not kept, and why; from the artifacts event, so only in the window that ends the run.
+    rejected: list[RejectedOutput] = field(default_factory=list)
 
 
 class _Folder:
@@ -81,6 +83,7 @@ class _Folder:
         self.calls: dict[str, TrajectoryCall] = {}
         self.finished: dict[str, Any] | None = None
         self.notes: list[str] = []
+        self.rejected: list[RejectedOutput] = []
 
     def step(self, number: int) -> Step:
         return self.steps.setdefault(number, Step(number=number))
@@ -126,12 +129,21 @@ class _Folder:
             (self.step(event.step).errors if event.step is not None else self.notes).append(event.message)
         elif isinstance(event, Finished):
             self.finished = event.model_dump(exclude_defaults=True)
-        elif isinstance(event, ArtifactsCollected) and event.note:
-            self.notes.append(event.note)
+        elif isinstance(event, ArtifactsCollected):
+            if event.note:
+                self.notes.append(event.note)
+            if isinstance(event.rejected, list):  # text: so many that only the start of their list was kept
+                self.rejected = event.rejected
 
     def trajectory(self, *, earlier_before: int | None) -> Trajectory:
         steps = [self.steps[k] for k in sorted(self.steps)]
-        return Trajectory(steps=steps, finished=self.finished, notes=self.notes, earlier_before=earlier_before)
+        return Trajectory(
+            steps=steps,
+            finished=self.finished,
+            notes=self.notes,
+            earlier_before=earlier_before,
+            rejected=self.rejected,
+        )
 
 
 def run_trajectory(*, run: Run, before_seq: int | None = None) -> Trajectory:
@@ -164,6 +176,18 @@ def live_replay_after(*, run: Run) -> int:
     starts = RunEvent.objects.filter(run=run, kind="step_started").order_by("-seq")
     latest_starts = list(starts.values_list("seq", flat=True)[: size + 1])
     return latest_starts[size - 1] - 1 if len(latest_starts) > size else 0
+
+
+def rejected_outputs(*, run: Run) -> list[RejectedOutput]:
+    """The run's output files that were not kept, each with why (too large, a link, past the
+    workspace's storage quota...), from its `artifacts` event: one read at the end of its events."""
+    payload = (
+        RunEvent.objects.filter(run=run, kind="artifacts").order_by("-seq").values_list("payload", flat=True).first()
+    )
+    event = read_event("artifacts", payload) if payload is not None else None
+    if not isinstance(event, ArtifactsCollected) or not isinstance(event.rejected, list):
+        return []  # none, or so many that only the start of their list was stored
+    return event.rejected
 
 
 EXPORT_PAGE_EVENTS = 500

@@ -26,7 +26,7 @@ from creations.models import Creation, Run, RunStatus
 from creations.runs.limits import effective_limits
 from creations.runs.state import cancelled_reason, run_add_usage, run_finish, run_mark_running, run_mark_starting
 from creations.runs.supervision import RunSupervisor
-from creations.usage.budgets import RunBudgetWatch
+from creations.usage.budgets import RunBudgetWatch, storage_allowance
 from sandboxes.agent import AgentEvent, AgentLimits, AgentOutcome, ModelClient
 from sandboxes.agent.session import SandboxSession, SandboxStartError
 from sandboxes.docker_runtime import LABEL_RUN_ID
@@ -183,11 +183,17 @@ class RunExecution:
                 log.warning("Run %s: copy-out failed: %s", self.run.pk, error)
                 self.recorder.record("artifacts", {"items": [], "note": f"The output could not be copied: {error}"})
                 return
-            artifacts = ingest_outputs(run=self.run, files=report.files)
+            ingested = ingest_outputs(
+                run=self.run,
+                files=report.files,
+                storage_allowance=storage_allowance(workspace_id=self.creation.workspace_id),
+            )
+        artifacts = ingested.artifacts
         self.usage["output_bytes"] = sum(a.size for a in artifacts)
         payload: dict[str, Any] = {"items": [artifact_summary(a) for a in artifacts]}
-        if report.rejected:
-            payload["rejected"] = [{"name": name, "reason": reason} for name, reason in report.rejected[:100]]
+        rejected = [*report.rejected, *ingested.rejected]
+        if rejected:
+            payload["rejected"] = [{"name": name, "reason": reason} for name, reason in rejected[:100]]
         if report.truncated:
             payload["note"] = "Some output was left out: the size or file-count limit was reached."
         self.recorder.record("artifacts", payload)

@@ -6,6 +6,9 @@
 - while a run works (`RunBudgetWatch`, the agent loop's once-a-step question):
   a run that crosses a budget is told to submit, then stopped (quota_exceeded).
 
+Its storage quota is applied where a run's files are stored (`storage_allowance`,
+which the runs layer hands to the artifacts' ingest).
+
 Budgets are soft at the edge: runs already going may finish their step, and
 two submissions at the same moment may both start. What bounds the overshoot
 is the per-step check, not a lock.
@@ -21,7 +24,7 @@ from datetime import datetime
 from django.core.exceptions import ValidationError
 from django.utils import dateformat
 
-from creations.usage.selectors import MonthUsage, workspace_month_usage
+from creations.usage.selectors import MonthUsage, workspace_month_usage, workspace_storage_bytes
 from workspaces.models import Workspace
 
 log = logging.getLogger(__name__)
@@ -58,6 +61,12 @@ def check_can_submit(workspace: Workspace, now: datetime | None = None) -> None:
     message = exhausted_budget_message(workspace=workspace, usage=workspace_month_usage(workspace=workspace, now=now))
     if message is not None:
         raise ValidationError(message, code="budget_exhausted")
+
+
+def storage_allowance(*, workspace_id: int) -> int:
+    """Bytes a run of the workspace may still store: its storage quota less the artifacts it keeps."""
+    quota = Workspace.objects.values_list("quota_storage_bytes", flat=True).get(pk=workspace_id)
+    return max(quota - workspace_storage_bytes(workspace=workspace_id), 0)
 
 
 class RunBudgetWatch:

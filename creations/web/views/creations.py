@@ -123,6 +123,7 @@ def _creation_page(
         "artifacts": artifact_displays(
             selected.artifacts.all() if selected else [], user=request.user, render_documents=True
         ),
+        "rejected_outputs": trajectory.rejected if trajectory else [],
         "trajectory": trajectory,
         "fork_form": fork_form or ForkForm(initial={"brief": creation.brief}),
     }

@@ -16,7 +16,7 @@ from django.views.decorators.http import require_GET, require_POST
 from creations.access import can_cancel_run, creation_visible, run_for_viewer_or_404, run_to_cancel_or_404
 from creations.artifacts.display import artifact_displays
 from creations.artifacts.streaming import file_chunks
-from creations.events.trajectory import live_replay_after, run_trajectory
+from creations.events.trajectory import live_replay_after, rejected_outputs, run_trajectory
 from creations.models import Run, RunEvent
 from creations.runs.services import run_cancel
 from creations.web.csp import with_platform_csp
@@ -31,15 +31,21 @@ def run_detail(request: HttpRequest, pk: int) -> HttpResponse:
         queryset=Run.objects.select_related("creation__workspace", "creation__author", "started_by"),
     )
     run = viewing.run
+    before = _before_seq(request)
+    trajectory = run_trajectory(run=run, before_seq=before) if run.is_final else None
+    rejected = []
+    if trajectory is not None:  # the latest steps' window holds the artifacts event; an earlier one does not
+        rejected = trajectory.rejected if before is None else rejected_outputs(run=run)
     context = {
         "run": run,
         "creation": run.creation,
         "workspace": run.creation.workspace if viewing.is_member else None,
         "can_create": viewing.can_create,
         "can_cancel": can_cancel_run(run=run, user=request.user, membership=viewing.membership),
-        "trajectory": run_trajectory(run=run, before_seq=_before_seq(request)) if run.is_final else None,
+        "trajectory": trajectory,
         "live_after": 0 if run.is_final else live_replay_after(run=run),
         "artifacts": artifact_displays(run.artifacts.all(), user=request.user) if run.is_final else [],
+        "rejected_outputs": rejected,
     }
     return render(request, "creations/run_detail.html", context)
 
@@ -66,7 +72,8 @@ def run_artifacts(request: HttpRequest, pk: int) -> HttpResponse:
     """The artifacts of a run, as a fragment the live page swaps in when they are collected."""
     run = run_for_viewer_or_404(pk=pk, user=request.user).run
     displays = artifact_displays(run.artifacts.all(), user=request.user)
-    return render(request, "creations/_artifact_grid.html", {"artifacts": displays, "run": run})
+    context = {"artifacts": displays, "run": run, "rejected_outputs": rejected_outputs(run=run)}
+    return render(request, "creations/_artifact_grid.html", context)
 
 
 @login_required

@@ -1,13 +1,14 @@
 """Budgets on a real worker, in real gVisor sandboxes, with a scripted model: a run that
 crosses its workspace's month is told to submit, then stopped (quota_exceeded); a run at
 its own step limit ends limit_reached; both keep their files. A run whose workspace ran
-out while it waited starts nothing."""
+out while it waited starts nothing. Files past the storage quota are named, not stored."""
 
 from __future__ import annotations
 
 import json
 
 import pytest
+from django.test import Client
 
 from creations.models import Artifact, RunEvent, RunStatus, UsageRecord
 from creations.runs.execution import run_execute
@@ -18,6 +19,7 @@ from tests.support.fixtures.accounts import Team
 from tests.support.fixtures.runs import AtelierServer
 from tests.support.runs import run_containers, scripted_endpoint, submit, wait_for_final
 from tests.support.scripted_model import ScriptedModel, bash
+from tests.support.scripted_model import submit as submit_reply
 from workspaces.models import Workspace
 
 pytestmark = [pytest.mark.services, pytest.mark.django_db(transaction=True)]
@@ -90,3 +92,32 @@ def test_a_run_at_its_own_step_limit_ends_limit_reached_with_its_files(
     assert run.status == RunStatus.LIMIT_REACHED, run.reason
     assert run.reason == "Stopped at this run's step limit (2 steps); the files made so far are kept."
     assert list(Artifact.objects.filter(run=run).values_list("path", flat=True)) == ["draft.bin"]
+
+
+@pytest.mark.docker
+def test_files_past_the_storage_quota_are_named_on_the_run(
+    run_stack: AtelierServer, sandbox_image: str, team: Team, scripted_model: ScriptedModel
+) -> None:
+    Workspace.objects.filter(pk=team.workspace.pk).update(quota_storage_bytes=1000)
+    make_files = (
+        "mkdir -p /testbed/output && cd /testbed/output && "
+        "head -c 600 /dev/zero > a.bin && head -c 5000 /dev/zero > big.bin && head -c 300 /dev/zero > c.bin"
+    )
+    endpoint = scripted_endpoint(team, scripted_model, [bash(make_files), submit_reply("three files")])
+    run = wait_for_final(submit(team, endpoint), logs=run_stack.logs)
+
+    assert run.status == RunStatus.SUCCEEDED, run.reason
+    stored = {a.path: a for a in Artifact.objects.filter(run=run)}
+    assert sorted(stored) == ["a.bin", "c.bin"]
+    assert run.output_bytes == 900
+    collected = RunEvent.objects.get(run=run, kind="artifacts").payload
+    (rejected,) = collected["rejected"]
+    assert rejected["name"] == "big.bin"
+    assert rejected["reason"].startswith("Not stored: this 4.9 KB file would pass the workspace's storage quota")
+    client = Client()
+    client.force_login(team.member)
+    for page in (f"/runs/{run.pk}/", f"/runs/{run.pk}/artifacts/", f"/creations/{run.creation_id}/"):
+        html = client.get(page).content.decode()
+        assert (
+            "<code>big.bin</code>: Not stored: this 4.9 KB file would pass the workspace&#x27;s storage quota" in html
+        )
