@@ -42,6 +42,14 @@ def can_cancel_run(*, run: Run, user: AnyUser, membership: Membership | None) ->
     return run.started_by_id == user.pk and creation_visible(creation=run.creation, user=user, membership=membership)
 
 
+def can_delete_creation(*, creation: Creation, user: AnyUser, membership: Membership | None) -> bool:
+    """Authors delete their own creations; owners and admins any creation of their workspace.
+    Viewers delete nothing, not even what they made before they became viewers."""
+    if membership is None or not membership.can_create:
+        return False
+    return membership.can_manage or creation.author_id == user.pk
+
+
 def can_view_creation(*, creation: Creation, user: AnyUser) -> bool:
     membership = membership_get(workspace=creation.workspace_id, user=user)
     return creation_visible(creation=creation, user=user, membership=membership)

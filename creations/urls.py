@@ -12,6 +12,7 @@ urlpatterns = [
     path("creations/<int:pk>/", creations.creation_detail, name="creation_detail"),
     path("creations/<int:pk>/rerun/", creations.creation_rerun, name="creation_rerun"),
     path("creations/<int:pk>/fork/", creations.creation_fork_view, name="creation_fork"),
+    path("creations/<int:pk>/delete/", creations.creation_delete_view, name="creation_delete"),
     path("runs/<int:pk>/", runs.run_detail, name="run_detail"),
     path("runs/<int:pk>/steps/", runs.run_steps, name="run_steps"),
     path("runs/<int:pk>/artifacts/", runs.run_artifacts, name="run_artifacts"),

@@ -1,4 +1,4 @@
-"""Writes for creations and runs: submit, cancel, run again, fork.
+"""Writes for creations and runs: submit, cancel, run again, fork, delete.
 
 Each service checks who may do it (a workspace role that can create) and that
 the workspace has budget left this month (creations.usage.budgets), writes
@@ -17,7 +17,7 @@ from django.core.files.base import ContentFile
 from django.core.files.uploadedfile import UploadedFile
 from django.db import transaction
 
-from creations.access import can_cancel_run, can_view_creation
+from creations.access import can_cancel_run, can_delete_creation, can_view_creation
 from creations.models import ACTIVE_STATUSES, Creation, InputFile, Run, RunStatus, Visibility
 from creations.runs import queue
 from creations.runs.inputs import clean_input_files
@@ -176,3 +176,24 @@ def creation_fork(*, creation: Creation, user: User, brief: str, workspace: Work
         copy.file.save(original.name, ContentFile(data), save=False)
         copy.save()
     return _queue_new_run(fork, started_by=user)
+
+
+def creation_delete(*, creation: Creation, user: AnyUser) -> None:
+    """Delete a creation with its inputs, runs, events and artifacts. Their files leave
+    storage once this commits (creations.stored_files), so the workspace's storage in
+    use drops; the usage ledger keeps what its runs spent. Refused while a run of it is
+    queued or going: cancel that first.
+
+    Who may: `creations.access.can_delete_creation`."""
+    membership = membership_get(workspace=creation.workspace_id, user=user)
+    if not can_delete_creation(creation=creation, user=user, membership=membership):
+        raise PermissionDenied("You can delete the creations you made; owners and admins can delete any.")
+    with transaction.atomic():
+        # The row lock makes a run queued at this moment either seen here (and the delete
+        # refused) or refused itself: its insert waits for this lock, then finds no creation.
+        locked = Creation.objects.select_for_update().filter(pk=creation.pk).first()
+        if locked is None:
+            return
+        if locked.runs.filter(status__in=ACTIVE_STATUSES).exists():
+            raise ValidationError("A run of this creation is still going: cancel it, then delete the creation.")
+        locked.delete()

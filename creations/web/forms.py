@@ -83,5 +83,24 @@ class ForkForm(forms.Form):
     )
 
 
+DELETE_WORD = "delete"
+
+
+class DeleteCreationForm(forms.Form):
+    """Deleting cannot be undone, so the person types a word first (no script needed)."""
+
+    confirm = forms.CharField(
+        label=f"Type “{DELETE_WORD}” to confirm",
+        max_length=20,
+        help_text="The creation, all its runs and their files are deleted for good.",
+    )
+
+    def clean_confirm(self) -> str:
+        value = str(self.cleaned_data.get("confirm", "")).strip()
+        if value.lower() != DELETE_WORD:
+            raise forms.ValidationError(f"Type “{DELETE_WORD}” to delete this creation; nothing was deleted.")
+        return value
+
+
 class GalleryFilterForm(forms.Form):
     kind = forms.ChoiceField(choices=[("", "All kinds"), *ArtifactKind.choices], required=False)

@@ -1,4 +1,4 @@
-"""A creation's pages: new, detail, run again, fork. Thin: parse, call a service, render."""
+"""A creation's pages: new, detail, run again, fork, delete. Thin: parse, call a service, render."""
 
 from django.conf import settings
 from django.contrib import messages
@@ -11,13 +11,13 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from creations.access import CreationViewing, creation_for_viewer_or_404
+from creations.access import CreationViewing, can_delete_creation, creation_for_viewer_or_404
 from creations.artifacts.display import artifact_displays
 from creations.events.trajectory import run_trajectory
 from creations.models import Creation, Run
-from creations.runs.services import creation_fork, creation_submit, run_rerun
+from creations.runs.services import creation_delete, creation_fork, creation_submit, run_rerun
 from creations.web.csp import with_platform_csp
-from creations.web.forms import CreationForm, ForkForm
+from creations.web.forms import CreationForm, DeleteCreationForm, ForkForm
 from creations.web.starters import starter_get, starters
 from workspaces.permissions import workspace_membership_or_404
 
@@ -106,9 +106,10 @@ def _creation_page(
     viewing: CreationViewing,
     *,
     fork_form: ForkForm | None = None,
+    delete_form: DeleteCreationForm | None = None,
     status: int = 200,
 ) -> HttpResponse:
-    """The creation page; a refused fork comes back to it with its form as sent."""
+    """The creation page; a refused fork or delete comes back to it with its form as sent."""
     creation = viewing.creation
     runs = list(creation.runs.all())
     selected = next((r for r in runs if str(r.pk) == request.GET.get("run")), runs[0] if runs else None)
@@ -119,6 +120,8 @@ def _creation_page(
         "run": selected,
         "workspace": creation.workspace if viewing.is_member else None,
         "can_create": viewing.can_create,
+        "can_delete": can_delete_creation(creation=creation, user=request.user, membership=viewing.membership),
+        "has_active_run": any(not r.is_final for r in runs),
         "inputs": list(creation.inputs.all()),
         "artifacts": artifact_displays(
             selected.artifacts.all() if selected else [], user=request.user, render_documents=True
@@ -126,6 +129,7 @@ def _creation_page(
         "rejected_outputs": trajectory.rejected if trajectory else [],
         "trajectory": trajectory,
         "fork_form": fork_form or ForkForm(initial={"brief": creation.brief}),
+        "delete_form": delete_form or DeleteCreationForm(),
     }
     return render(request, "creations/creation_detail.html", context, status=status)
 
@@ -179,3 +183,24 @@ def creation_fork_view(request: HttpRequest, pk: int) -> HttpResponse:
             return redirect(run)
     # Back to the page with the edited brief as typed, and why it was not started.
     return _creation_page(request, viewing, fork_form=form, status=400)
+
+
+@login_required
+@with_platform_csp
+@require_POST
+def creation_delete_view(request: HttpRequest, pk: int) -> HttpResponse:
+    viewing = _creation_for_page(request, pk)
+    creation = viewing.creation
+    if not can_delete_creation(creation=creation, user=request.user, membership=viewing.membership):
+        messages.error(request, "You can delete the creations you made; owners and admins can delete any.")
+        return _creation_page(request, viewing, status=403)
+    form = DeleteCreationForm(request.POST)
+    if not form.is_valid():
+        return _creation_page(request, viewing, delete_form=form, status=400)
+    try:
+        creation_delete(creation=creation, user=_signed_in(request))
+    except ValidationError as error:
+        form.add_error(None, error)
+        return _creation_page(request, viewing, delete_form=form, status=409)
+    messages.success(request, f"“{creation}” was deleted, with its runs and their files.")
+    return redirect("workspace_dashboard", slug=creation.workspace.slug)

@@ -8,11 +8,13 @@ from __future__ import annotations
 import json
 
 import pytest
+from django.core.files.storage import default_storage
 from django.test import Client
 
 from creations.models import Artifact, RunEvent, RunStatus, UsageRecord
 from creations.runs.execution import run_execute
-from creations.usage.selectors import month_start
+from creations.runs.services import creation_delete
+from creations.usage.selectors import month_start, workspace_storage_bytes
 from sandboxes.agent.prompts import SHARED_BUDGET_NOTE
 from tests.support.events import verify_events
 from tests.support.fixtures.accounts import Team
@@ -95,7 +97,7 @@ def test_a_run_at_its_own_step_limit_ends_limit_reached_with_its_files(
 
 
 @pytest.mark.docker
-def test_files_past_the_storage_quota_are_named_on_the_run(
+def test_files_past_the_storage_quota_are_named_on_the_run_and_deleting_frees_the_rest(
     run_stack: AtelierServer, sandbox_image: str, team: Team, scripted_model: ScriptedModel
 ) -> None:
     Workspace.objects.filter(pk=team.workspace.pk).update(quota_storage_bytes=1000)
@@ -121,3 +123,10 @@ def test_files_past_the_storage_quota_are_named_on_the_run(
         assert (
             "<code>big.bin</code>: Not stored: this 4.9 KB file would pass the workspace&#x27;s storage quota" in html
         )
+
+    assert workspace_storage_bytes(workspace=team.workspace) == 900
+    names = [str(a.file.name) for a in stored.values()]
+    assert all(default_storage.exists(name) for name in names)
+    creation_delete(creation=run.creation, user=team.member)
+    assert workspace_storage_bytes(workspace=team.workspace) == 0
+    assert not any(default_storage.exists(name) for name in names)
