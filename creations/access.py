@@ -43,8 +43,9 @@ def can_cancel_run(*, run: Run, user: AnyUser, membership: Membership | None) ->
 
 
 def can_delete_creation(*, creation: Creation, user: AnyUser, membership: Membership | None) -> bool:
-    """Authors delete their own creations; owners and admins any creation of their workspace.
-    Viewers delete nothing, not even what they made before they became viewers."""
+    """Authors delete their own creations; owners and admins any creation of their workspace
+    (a private one's too: its storage counts against the workspace's quota). Viewers delete
+    nothing, not even what they made before they became viewers."""
     if membership is None or not membership.can_create:
         return False
     return membership.can_manage or creation.author_id == user.pk
@@ -124,6 +125,20 @@ def run_to_cancel_or_404(*, pk: int, user: AnyUser) -> RunViewing:
     if not manages and not creation_visible(creation=run.creation, user=user, membership=membership):
         raise Http404("No such run.")
     return RunViewing(run=run, membership=membership)
+
+
+def creation_to_delete_or_404(*, pk: int, user: AnyUser) -> CreationViewing:
+    """A creation the person may at least ask to delete: one they can see, or, for the
+    workspace's owners and admins, any of its creations, a private one too. Whether
+    they may really delete it is `can_delete_creation`'s answer, in the service."""
+    creation = Creation.objects.select_related("workspace").filter(pk=pk).first()
+    if creation is None:
+        raise Http404("No such creation.")
+    membership = membership_get(workspace=creation.workspace_id, user=user)
+    manages = membership is not None and membership.can_manage
+    if not manages and not creation_visible(creation=creation, user=user, membership=membership):
+        raise Http404("No such creation.")
+    return CreationViewing(creation=creation, membership=membership)
 
 
 def artifact_for_viewer_or_404(

@@ -171,6 +171,16 @@ def cancel(who: str, visibility: str) -> Outcome:
     return FORBIDDEN if sees(who, visibility) else NOT_FOUND
 
 
+def delete_creation(who: str, visibility: str) -> Outcome:
+    """Its author (not one of the roles here) or the workspace's owners and admins, a private creation's
+    too (they land on the dashboard, as after any delete); the others who see it are refused."""
+    if who == ANONYMOUS:
+        return LOGIN
+    if who in MANAGERS:
+        return done(to="workspace_dashboard")
+    return refused(403) if sees(who, visibility) else NOT_FOUND
+
+
 Effect = Callable[[World, User | None], bool]
 
 
@@ -337,6 +347,13 @@ ROWS = [
         {GET: POST_ONLY, POST: start_from_creation},
         data={"brief": "The same poster, in blue"},
         changed=lambda w, actor: Creation.objects.filter(forked_from=w.creation).exists(),
+        per_creation=True,
+    ),
+    Row(
+        "creation_delete",
+        {GET: POST_ONLY, POST: delete_creation},
+        data={"confirm": "delete"},
+        changed=lambda w, actor: not Creation.objects.filter(pk=w.creation.pk).exists(),
         per_creation=True,
     ),
     Row("run_detail", {GET: creation_page}, per_creation=True),

@@ -11,7 +11,13 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from creations.access import CreationViewing, can_delete_creation, creation_for_viewer_or_404
+from creations.access import (
+    CreationViewing,
+    can_delete_creation,
+    creation_for_viewer_or_404,
+    creation_to_delete_or_404,
+    creation_visible,
+)
 from creations.artifacts.display import artifact_displays
 from creations.events.trajectory import run_trajectory
 from creations.models import Creation, Run
@@ -189,18 +195,25 @@ def creation_fork_view(request: HttpRequest, pk: int) -> HttpResponse:
 @with_platform_csp
 @require_POST
 def creation_delete_view(request: HttpRequest, pk: int) -> HttpResponse:
-    viewing = _creation_for_page(request, pk)
+    viewing = creation_to_delete_or_404(pk=pk, user=request.user)
     creation = viewing.creation
     if not can_delete_creation(creation=creation, user=request.user, membership=viewing.membership):
         messages.error(request, "You can delete the creations you made; owners and admins can delete any.")
         return _creation_page(request, viewing, status=403)
     form = DeleteCreationForm(request.POST)
-    if not form.is_valid():
-        return _creation_page(request, viewing, delete_form=form, status=400)
-    try:
-        creation_delete(creation=creation, user=_signed_in(request))
-    except ValidationError as error:
-        form.add_error(None, error)
-        return _creation_page(request, viewing, delete_form=form, status=409)
-    messages.success(request, f"“{creation}” was deleted, with its runs and their files.")
-    return redirect("workspace_dashboard", slug=creation.workspace.slug)
+    status = 400
+    if form.is_valid():
+        try:
+            creation_delete(creation=creation, user=_signed_in(request))
+        except ValidationError as error:
+            form.add_error(None, error)
+            status = 409
+        else:
+            messages.success(request, f"“{creation}” was deleted, with its runs and their files.")
+            return redirect(creation.workspace)
+    if not creation_visible(creation=creation, user=request.user, membership=viewing.membership):
+        # An admin deleting a colleague's private creation: its page stays the author's.
+        reasons = " ".join(str(message) for errors in form.errors.values() for message in errors)
+        messages.error(request, f"Nothing was deleted: {reasons}")
+        return redirect(creation.workspace)
+    return _creation_page(request, viewing, delete_form=form, status=status)

@@ -11,7 +11,7 @@ from django.core.files.storage import default_storage
 from django.test import Client
 from django.urls import reverse
 
-from creations.models import Artifact, Creation, InputFile, Run, RunStatus, UsageRecord
+from creations.models import Artifact, Creation, InputFile, Run, RunStatus, UsageRecord, Visibility
 from creations.runs.services import creation_delete
 from creations.usage.ledger import usage_record_write
 from creations.usage.selectors import workspace_storage_bytes
@@ -156,6 +156,30 @@ def test_the_delete_button_answers_by_role(
         assert response["Location"] == reverse("workspace_dashboard", args=[team.workspace.slug])
     if status == 403:
         assert "owners and admins can delete any" in response.content.decode()
+
+
+def test_owners_and_admins_delete_a_colleagues_private_creation_without_seeing_it(
+    team: Team, admin: User, client: Client
+) -> None:
+    run = bobs_run(team)
+    Creation.objects.filter(pk=run.creation_id).update(visibility=Visibility.PRIVATE)
+    client.force_login(admin)
+    url = reverse("creation_delete", args=[run.creation_id])
+    dashboard = reverse("workspace_dashboard", args=[team.workspace.slug])
+
+    refused = client.post(url, {"confirm": "oops"}, follow=True)
+    assert refused.redirect_chain == [(dashboard, 302)]  # never the private page itself
+    assert "Nothing was deleted: Type “delete” to delete this creation" in refused.content.decode()
+    assert Creation.objects.filter(pk=run.creation_id).exists()
+
+    response = client.post(url, {"confirm": "delete"})
+    assert response["Location"] == dashboard
+    assert not Creation.objects.filter(pk=run.creation_id).exists()
+    # A member who cannot see it is told it does not exist.
+    other = bobs_run(team)
+    Creation.objects.filter(pk=other.creation_id).update(visibility=Visibility.PRIVATE, author=team.owner)
+    client.force_login(team.member)
+    assert client.post(reverse("creation_delete", args=[other.creation_id]), {"confirm": "delete"}).status_code == 404
 
 
 def test_the_page_offers_delete_only_to_those_who_may(team: Team, admin: User, colleague: User) -> None:
