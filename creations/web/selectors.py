@@ -6,31 +6,28 @@ from datetime import UTC, datetime
 from typing import Any
 
 from django.contrib.auth.models import AnonymousUser, User
-from django.db.models import Count, Q, Sum
-from django.utils import timezone
+from django.db.models import Q
 
-from creations.models import ACTIVE_STATUSES, Artifact, Creation, Run, Visibility
+from creations.models import ACTIVE_STATUSES, Artifact, Creation, Run, UsageRecord, Visibility
+from creations.usage.selectors import workspace_month_usage
 from workspaces.models import Workspace
 
 
-def _month_start() -> datetime:
-    return timezone.now().replace(day=1, hour=0, minute=0, second=0, microsecond=0)
-
-
 def workspace_usage(*, workspace: Workspace) -> dict[str, Any]:
-    """This calendar month's usage: runs, model tokens, sandbox time; plus stored artifact bytes."""
-    month = Run.objects.filter(creation__workspace=workspace, created_at__gte=_month_start()).aggregate(
-        runs=Count("pk"),
-        prompt=Sum("prompt_tokens"),
-        completion=Sum("completion_tokens"),
-        seconds=Sum("sandbox_seconds"),
-    )
-    stored = Artifact.objects.filter(workspace=workspace).aggregate(bytes=Sum("size"))
+    """This calendar month's usage from the ledger (runs still going counted live),
+    beside the workspace's quotas; plus the artifact bytes it keeps."""
+    month = workspace_month_usage(workspace=workspace)
+    ended = UsageRecord.objects.filter(
+        workspace=workspace, recorded_at__gte=month.month_start, recorded_at__lt=month.renews_at
+    ).count()
     return {
-        "runs": month["runs"] or 0,
-        "tokens": (month["prompt"] or 0) + (month["completion"] or 0),
-        "sandbox_minutes": round((month["seconds"] or 0) / 60, 1),
-        "storage_bytes": stored["bytes"] or 0,
+        "runs": ended,
+        "tokens": month.tokens,
+        "tokens_quota": workspace.quota_month_tokens,
+        "sandbox_minutes": round(month.sandbox_seconds / 60, 1),
+        "sandbox_minutes_quota": round(workspace.quota_month_sandbox_seconds / 60),
+        "storage_bytes": month.storage_bytes,
+        "storage_quota": workspace.quota_storage_bytes,
     }
 
 

@@ -11,6 +11,7 @@ from django.test import Client
 from django.urls import reverse
 
 from creations.models import Creation, Run, RunEvent, Visibility
+from creations.usage.ledger import usage_record_write
 from tests.support.artifacts import Output, finished_run
 from tests.support.fixtures.accounts import Team
 from tests.support.media_samples import hostile_markdown, png_bytes
@@ -38,11 +39,12 @@ def a_run(team: Team, **kwargs: Any) -> Run:
 def test_the_dashboard_shows_recent_runs_and_this_months_usage(team: Team, client: Client) -> None:
     run = a_run(team, brief="A calm piano piece")
     Run.objects.filter(pk=run.pk).update(prompt_tokens=1200, completion_tokens=300)
+    usage_record_write(run_id=run.pk)  # what ending it writes: the dashboard reads the usage ledger
     response = signed_in(client, team.member).get(reverse("workspace_dashboard", args=[team.workspace.slug]))
     assert response.status_code == 200
     html = response.content.decode()
     assert "A calm piano piece" in html
-    assert "Runs this month" in html
+    assert "Runs ended this month" in html
     assert "1.5k" in html
     assert reverse("creation_new", args=[team.workspace.slug]) in html
 
