@@ -1,6 +1,12 @@
-from django.contrib import admin
+from typing import Any
+
+from django.contrib import admin, messages
+from django.http import HttpRequest
 
 from creations.models import Artifact, Creation, InputFile, Run, RunEvent
+from creations.usage.budgets import quota_below_use_warnings
+from workspaces.admin import WorkspaceAdmin
+from workspaces.models import Workspace
 
 
 class InputFileInline(admin.TabularInline[InputFile, Creation]):
@@ -37,3 +43,19 @@ class ArtifactAdmin(admin.ModelAdmin[Artifact]):
     list_display = ["path", "run", "kind", "size", "content_type"]
     list_filter = ["kind"]
     raw_id_fields = ["run"]
+
+
+class WorkspaceWithUsageAdmin(WorkspaceAdmin):
+    """The workspace admin, which tells staff when a quota they set is below what
+    the workspace already uses (the teams app knows nothing of usage, so the
+    warning is added here)."""
+
+    def save_model(self, request: HttpRequest, obj: Workspace, form: Any, change: bool) -> None:
+        super().save_model(request, obj, form, change)
+        if change:
+            for warning in quota_below_use_warnings(obj):
+                messages.warning(request, warning)
+
+
+admin.site.unregister(Workspace)
+admin.site.register(Workspace, WorkspaceWithUsageAdmin)

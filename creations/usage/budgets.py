@@ -24,7 +24,8 @@ from datetime import datetime
 from django.core.exceptions import ValidationError
 from django.utils import dateformat
 
-from creations.usage.selectors import MonthUsage, workspace_month_usage, workspace_storage_bytes
+from creations.models import Run
+from creations.usage.selectors import IN_FLIGHT_STATUSES, MonthUsage, workspace_month_usage, workspace_storage_bytes
 from workspaces.models import Workspace
 
 log = logging.getLogger(__name__)
@@ -124,3 +125,29 @@ class RunBudgetWatch:
         self._message = exhausted_budget_message(workspace=workspace, usage=usage)
         self._token_headroom = workspace.quota_month_tokens - usage.tokens
         self._seconds_headroom = workspace.quota_month_sandbox_seconds - usage.sandbox_seconds
+
+
+def quota_below_use_warnings(workspace: Workspace) -> list[str]:
+    """For staff who just changed quotas: each quota now below what the workspace uses.
+    They take effect for new runs; nothing running is stopped by the change itself."""
+    usage = workspace_month_usage(workspace=workspace)
+    going = Run.objects.filter(creation__workspace=workspace, status__in=IN_FLIGHT_STATUSES).count()
+    checks = [
+        ("concurrent runs", going > workspace.quota_concurrent_runs, f"{going} runs are going now"),
+        ("model tokens per month", usage.tokens > workspace.quota_month_tokens, f"{usage.tokens:,} used this month"),
+        (
+            "sandbox time per month",
+            usage.sandbox_seconds > workspace.quota_month_sandbox_seconds,
+            f"{duration_text(usage.sandbox_seconds)} used this month",
+        ),
+        (
+            "storage",
+            usage.storage_bytes > workspace.quota_storage_bytes,
+            f"{usage.storage_bytes:,} bytes stored",
+        ),
+    ]
+    return [
+        f"The {name} quota is below current use ({use}): it applies to new runs; nothing running was stopped."
+        for name, below, use in checks
+        if below
+    ]
