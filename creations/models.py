@@ -116,6 +116,10 @@ class Run(models.Model):
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
     heartbeat_at = models.DateTimeField(null=True, blank=True)
+    # Since when a queued run has had a free slot in its workspace, as the reaper last saw it
+    # (creations.runs.admission): "queued too long" counts from here, so waiting for the
+    # workspace's own runs to end never counts against a run.
+    admissible_since = models.DateTimeField(null=True, blank=True)
     # Who asked for this run: the author for a first run, whoever re-ran it or forked it otherwise.
     started_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
