@@ -91,6 +91,10 @@ TEMPLATES = [
 
 # --- Database ---
 DATABASES = {"default": env.dj_db_url("DATABASE_URL", default=f"sqlite:///{BASE_DIR / 'db.sqlite3'}", conn_max_age=60)}
+if (DATABASES["default"] or {}).get("ENGINE") == "django.db.backends.sqlite3":  # None: invalid, reported below
+    # Starting a run locks its workspace's row (creations/runs/admission.py); SQLite has no
+    # row locks, so its transactions take the write lock as they begin: claims take turns.
+    DATABASES["default"].setdefault("OPTIONS", {})["transaction_mode"] = "IMMEDIATE"
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # --- Redis, Celery, Channels ---
