@@ -140,7 +140,11 @@ class Run(models.Model):
 
     class Meta:
         ordering = ["-created_at"]
-        indexes = [models.Index(fields=["status", "heartbeat_at"])]
+        indexes = [
+            models.Index(fields=["status", "heartbeat_at"]),
+            # Admission asks which workspace was served least recently among the runs started lately.
+            models.Index(fields=["started_at"], name="run_started_at"),
+        ]
         constraints = [
             models.CheckConstraint(condition=Q(status__in=RunStatus.values), name="run_status_valid"),
             # A run has a finish time exactly when it is in a final status.

@@ -11,13 +11,23 @@ of those paths and would drift the first time one was missed.
 Fair order. Take each workspace's active runs, in flight first and then its
 queued runs oldest first; a queued run's *place* is its position in that
 list (1-based): the place-th slot of its workspace it would take. It is
-admissible when place <= quota. Admissible runs start in order of (place,
-created_at, id): every workspace's first waiting run before anyone's
-second, so a workspace with 50 queued runs delays another workspace's single
-run by at most the one run that was already being started. Within a
-workspace, runs start oldest first. (Weighting by quota instead would let a
-workspace with a large quota take more of the shared workers; the quota is
-a cap, not a share.)
+admissible when place <= quota. Admissible runs start in order of:
+
+1. place: a workspace's n-th run at once before anyone's (n+1)-th, so a
+   workspace with 50 queued runs delays another workspace's single run by
+   at most the one run that was already being started;
+2. then the workspace served least recently (its last run started longest
+   ago, or none since the oldest waiting run arrived): round robin. Without
+   it, when there are more workspaces than workers, most of them have
+   nothing in flight, every run has place 1, and the oldest runs would win
+   every time: one workspace's early flood would be served before anyone
+   who arrived after it (bench/admission.py measured exactly that);
+3. then the oldest run. Within a workspace, runs start oldest first.
+
+(Weighting by quota instead would let a workspace with a large quota take
+more of the shared workers; the quota is a cap, not a share.) One SQL query
+ranks them: the window numbers the places, and only runs started since the
+oldest waiting run arrived (an index on started_at) say who was served last.
 
 Claiming (`run_claim_next`, called by the Celery task on each wake-up):
 for each candidate, fairest first, lock the run (SKIP LOCKED: another worker
@@ -39,11 +49,10 @@ from __future__ import annotations
 import logging
 from enum import Enum
 
-from django.db import transaction
-from django.db.models import Case, F, IntegerField, Q, QuerySet, Value, When, Window
-from django.db.models.functions import RowNumber
+from django.db import connection, transaction
+from django.db.models import Q
 
-from creations.models import ACTIVE_STATUSES, Run, RunStatus
+from creations.models import Creation, Run, RunStatus
 from creations.runs.state import IN_FLIGHT_STATUSES, run_mark_starting, run_mark_waiting
 from workspaces.models import Workspace
 
@@ -53,26 +62,41 @@ log = logging.getLogger(__name__)
 CANDIDATES_PER_QUERY = 8
 
 
-def _admissible_runs() -> QuerySet[Run, tuple[int, int]]:
+def _admissible_runs(*, limit: int | None = None) -> list[tuple[int, int]]:
     """(run id, workspace id) of the queued runs that may start now, fairest first."""
-    queued_last = Case(When(status=RunStatus.QUEUED, then=Value(1)), default=Value(0), output_field=IntegerField())
-    place = Window(
-        RowNumber(),
-        partition_by=F("creation__workspace_id"),
-        order_by=[queued_last.asc(), F("created_at").asc(), F("pk").asc()],
-    )
-    return (
-        Run.objects.filter(status__in=ACTIVE_STATUSES)
-        .annotate(
-            workspace_id=F("creation__workspace_id"),
-            quota=F("creation__workspace__quota_concurrent_runs"),
-            # Only a queued run has a place in the line; a run in flight holds a slot already.
-            place=Case(When(status=RunStatus.QUEUED, then=place), default=None),
+    run, creation, workspace = Run._meta.db_table, Creation._meta.db_table, Workspace._meta.db_table
+    queued, starting, running = RunStatus.QUEUED.value, RunStatus.STARTING.value, RunStatus.RUNNING.value
+    sql = f"""
+        WITH active AS (
+            SELECT r.id, r.status, r.created_at, c.workspace_id, w.quota_concurrent_runs AS quota,
+                   ROW_NUMBER() OVER (
+                       PARTITION BY c.workspace_id ORDER BY r.status = %s, r.created_at, r.id
+                   ) AS place
+            FROM {run} r
+            JOIN {creation} c ON c.id = r.creation_id
+            JOIN {workspace} w ON w.id = c.workspace_id
+            WHERE r.status IN (%s, %s, %s)
+        ),
+        served AS (
+            SELECT c.workspace_id, MAX(r.started_at) AS last_started_at
+            FROM {run} r
+            JOIN {creation} c ON c.id = r.creation_id
+            WHERE r.started_at >= (SELECT MIN(created_at) FROM {run} WHERE status = %s)
+            GROUP BY c.workspace_id
         )
-        .filter(place__lte=F("quota"))
-        .order_by("place", "created_at", "pk")
-        .values_list("pk", "workspace_id")
-    )
+        SELECT a.id, a.workspace_id
+        FROM active a
+        LEFT JOIN served s ON s.workspace_id = a.workspace_id
+        WHERE a.status = %s AND a.place <= a.quota
+        ORDER BY a.place, s.last_started_at NULLS FIRST, a.created_at, a.id
+    """  # noqa: S608 - the table names are our models'; every value is a parameter
+    params: list[str | int] = [queued, queued, starting, running, queued, queued]
+    if limit is not None:
+        sql += " LIMIT %s"
+        params.append(limit)
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return [(int(run_id), int(workspace_id)) for run_id, workspace_id in cursor.fetchall()]
 
 
 def admissible_queued_runs() -> list[int]:
@@ -99,7 +123,7 @@ def run_claim_next(*, worker: str, run_id: int | None = None) -> int | None:
         # Skip what was tried in Python, not in SQL: leaving a row out would move the places after it.
         batch = [
             (candidate, workspace_id)
-            for candidate, workspace_id in _admissible_runs()[: len(tried) + CANDIDATES_PER_QUERY]
+            for candidate, workspace_id in _admissible_runs(limit=len(tried) + CANDIDATES_PER_QUERY)
             if candidate not in tried
         ]
         if not batch:

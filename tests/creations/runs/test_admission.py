@@ -94,6 +94,20 @@ def test_workspaces_take_turns_in_order_of_arrival() -> None:
 
 
 @pytest.mark.django_db
+def test_a_newcomer_goes_before_workspaces_already_served_even_when_they_have_nothing_in_flight() -> None:
+    early, also_early, newcomer = WorkspaceFactory.create(), WorkspaceFactory.create(), WorkspaceFactory.create()
+    first = _queue(early, 3)
+    second = _queue(also_early, 3)
+    assert _claim_all()[:2] == [first[0], second[0]]  # the quota (2 each) holds the rest
+    for run_id in (first[0], second[0], first[1], second[1]):  # both served, and idle again
+        run_finish(run_id=run_id, status=RunStatus.SUCCEEDED, reason="done")
+    [late] = _queue(newcomer, 1)
+
+    # Every workspace has nothing in flight: the one served least recently goes first, then round robin.
+    assert _claim_all() == [late, first[2], second[2]]
+
+
+@pytest.mark.django_db
 def test_a_workspace_whose_quota_was_lowered_starts_nothing_until_it_is_under_it(team: Team) -> None:
     _set_quota(team.workspace, 2)
     running = [make_run(team).pk for _ in range(2)]
@@ -238,7 +252,7 @@ def test_the_quota_holds_even_when_workers_choose_from_an_outdated_view_of_the_q
     every_queued_run = list(
         Run.objects.filter(status=RunStatus.QUEUED).order_by("pk").values_list("pk", "creation__workspace_id")
     )
-    monkeypatch.setattr(admission, "_admissible_runs", lambda: every_queued_run)
+    monkeypatch.setattr(admission, "_admissible_runs", lambda limit=None: every_queued_run)
     count = admission.in_flight_count
 
     def slow_count(workspace_id: int) -> int:
