@@ -17,7 +17,8 @@ admissible when place <= quota. Admissible runs start in order of:
    workspace with 50 queued runs delays another workspace's single run by
    at most the one run that was already being started;
 2. then the workspace served least recently (its last run started longest
-   ago, or none since the oldest waiting run arrived): round robin. Without
+   ago, or none since the oldest waiting run arrived, or in the last
+   hour): round robin. Without
    it, when there are more workspaces than workers, most of them have
    nothing in flight, every run has place 1, and the oldest runs would win
    every time: one workspace's early flood would be served before anyone
@@ -47,10 +48,12 @@ being claimed clears it.
 from __future__ import annotations
 
 import logging
+from datetime import datetime, timedelta
 from enum import Enum
 
-from django.db import connection, transaction
+from django.db import DatabaseError, connection, transaction
 from django.db.models import Q
+from django.utils import timezone
 
 from creations.models import Creation, Run, RunStatus
 from creations.runs.state import IN_FLIGHT_STATUSES, run_mark_starting, run_mark_waiting
@@ -60,6 +63,9 @@ log = logging.getLogger(__name__)
 
 # Candidates read per query; more are read only when these were all taken by other workers.
 CANDIDATES_PER_QUERY = 8
+# Who was served least recently is read from the runs started since the oldest waiting run
+# arrived, and within this long: a queue hours old must not make each claim read hours of runs.
+SERVED_HORIZON = timedelta(hours=1)
 
 
 def _admissible_runs(*, limit: int | None = None) -> list[tuple[int, int]]:
@@ -81,7 +87,7 @@ def _admissible_runs(*, limit: int | None = None) -> list[tuple[int, int]]:
             SELECT c.workspace_id, MAX(r.started_at) AS last_started_at
             FROM {run} r
             JOIN {creation} c ON c.id = r.creation_id
-            WHERE r.started_at >= (SELECT MIN(created_at) FROM {run} WHERE status = %s)
+            WHERE r.started_at >= (SELECT MIN(created_at) FROM {run} WHERE status = %s) AND r.started_at >= %s
             GROUP BY c.workspace_id
         )
         SELECT a.id, a.workspace_id
@@ -90,7 +96,8 @@ def _admissible_runs(*, limit: int | None = None) -> list[tuple[int, int]]:
         WHERE a.status = %s AND a.place <= a.quota
         ORDER BY a.place, s.last_started_at NULLS FIRST, a.created_at, a.id
     """  # noqa: S608 - the table names are our models'; every value is a parameter
-    params: list[str | int] = [queued, queued, starting, running, queued, queued]
+    served_since = timezone.now() - SERVED_HORIZON
+    params: list[str | int | datetime] = [queued, queued, starting, running, queued, served_since, queued]
     if limit is not None:
         sql += " LIMIT %s"
         params.append(limit)
@@ -139,7 +146,13 @@ def run_claim_next(*, worker: str, run_id: int | None = None) -> int | None:
             if outcome is _Claim.FULL:
                 full.add(workspace_id)
     if run_id is not None and run_id != claimed:
-        run_note_waiting(run_id=run_id)
+        try:
+            run_note_waiting(run_id=run_id)
+        except DatabaseError:
+            if claimed is None:
+                raise  # nothing claimed: the task may retry
+            # A run was claimed: it must be run, whatever happened to the note.
+            log.warning("Could not say why run %s waits", run_id, exc_info=True)
     return claimed
 
 
@@ -187,5 +200,5 @@ def waiting_reason(*, in_use: int, ahead: int, quota: int) -> str:
     if in_use >= quota:
         runs = "run" if quota == 1 else "runs"
         return f"Waiting: {in_use} of {quota} {runs} in use in this workspace. It starts when one of them ends."
-    earlier = "1 earlier run starts" if ahead == 1 else f"{ahead} earlier runs start"
-    return f"Waiting: this workspace runs {quota} at a time, and {earlier} first."
+    # No count here: it would go stale as the runs ahead start, and it is only said once.
+    return f"Waiting: this workspace runs {quota} at a time, and its earlier runs start first."

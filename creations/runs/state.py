@@ -44,8 +44,8 @@ def run_create_queued(*, creation: Creation, started_by: User) -> Run:
 def run_mark_starting(*, run_id: int, worker: str) -> bool:
     """Claim a queued run for this worker; False when someone else has it (or it was cancelled).
 
-    Only admission calls it, holding its workspace's lock (creations.runs.admission):
-    the status and its event commit together, and the event is announced after."""
+    Admission calls it holding the workspace's lock (creations.runs.admission): the
+    status and its event commit together, and the event is announced after."""
     now = timezone.now()
     with transaction.atomic():
         claimed = Run.objects.filter(pk=run_id, status=RunStatus.QUEUED).update(

@@ -9,7 +9,7 @@ import time
 from typing import Any
 
 import pytest
-from django.db import connection
+from django.db import OperationalError, connection
 from django.test import Client
 
 from creations.models import Run, RunEvent, RunStatus
@@ -154,8 +154,26 @@ def test_a_run_behind_others_that_are_about_to_start_says_so(team: Team) -> None
     assert run_claim_next(worker="w1", run_id=behind) is not None  # a wake-up took the first one
 
     assert Run.objects.get(pk=behind).reason == (
-        "Waiting: this workspace runs 2 at a time, and 1 earlier run starts first."
+        "Waiting: this workspace runs 2 at a time, and its earlier runs start first."
     )
+
+
+@pytest.mark.django_db
+def test_a_claimed_run_is_handed_over_even_when_telling_another_why_it_waits_fails(
+    team: Team, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from creations.runs import admission
+
+    def database_away(*, run_id: int) -> None:
+        raise OperationalError("the database went away")
+
+    monkeypatch.setattr(admission, "run_note_waiting", database_away)
+    _set_quota(team.workspace, 1)
+    first, second = make_run(team).pk, make_run(team).pk
+
+    assert run_claim_next(worker="w1", run_id=second) == first
+    with pytest.raises(OperationalError):  # nothing was claimed: the wake-up is retried
+        run_claim_next(worker="w1", run_id=second)
 
 
 @pytest.mark.django_db
