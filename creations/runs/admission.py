@@ -50,12 +50,15 @@ from __future__ import annotations
 import logging
 from datetime import datetime, timedelta
 from enum import Enum
+from typing import Any
 
 from django.db import DatabaseError, connection, transaction
 from django.db.models import Q
+from django.db.models.signals import post_save
 from django.utils import timezone
 
 from creations.models import Creation, Run, RunStatus
+from creations.runs import queue
 from creations.runs.state import IN_FLIGHT_STATUSES, run_mark_starting, run_mark_waiting
 from workspaces.models import Workspace
 
@@ -202,3 +205,32 @@ def waiting_reason(*, in_use: int, ahead: int, quota: int) -> str:
         return f"Waiting: {in_use} of {quota} {runs} in use in this workspace. It starts when one of them ends."
     # No count here: it would go stale as the runs ahead start, and it is only said once.
     return f"Waiting: this workspace runs {quota} at a time, and its earlier runs start first."
+
+
+# --- a quota raised ----------------------------------------------------------
+
+
+def connect() -> None:
+    """A workspace saved with a higher quota has slots free at once: wake a worker
+    for each of its runs that may start now (creations.apps connects this)."""
+    post_save.connect(_workspace_saved, sender=Workspace, dispatch_uid="admission-workspace-saved")
+
+
+def _workspace_saved(sender: Any, instance: Workspace, created: bool, **kwargs: Any) -> None:
+    update_fields = kwargs.get("update_fields")
+    if created or (update_fields is not None and "quota_concurrent_runs" not in update_fields):
+        return
+    workspace_id = instance.pk
+
+    def wake() -> None:
+        if not Run.objects.filter(status=RunStatus.QUEUED, creation__workspace_id=workspace_id).exists():
+            return
+        for run_id, run_workspace_id in _admissible_runs():
+            if run_workspace_id == workspace_id:
+                try:
+                    queue.send_wake_up(run_id)
+                except Exception as error:  # the reaper wakes workers for them later
+                    log.warning("Could not wake a worker for run %s: %s", run_id, error)
+                    return
+
+    transaction.on_commit(wake)

@@ -225,6 +225,27 @@ def test_ending_a_started_run_wakes_a_worker_only_when_its_workspace_has_runs_wa
 
 
 @pytest.mark.django_db
+def test_raising_a_workspaces_quota_wakes_a_worker_for_each_run_that_may_start_now(
+    team: Team, django_capture_on_commit_callbacks: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    woken: list[int | None] = []
+    monkeypatch.setattr("creations.runs.queue.send_wake_up", lambda run_id=None: woken.append(run_id))
+    _set_quota(team.workspace, 1)
+    running, second, third, fourth = (make_run(team).pk for _ in range(4))
+    assert run_claim_next(worker="w1") == running
+
+    with django_capture_on_commit_callbacks(execute=True):
+        _set_quota(team.workspace, 3)
+    assert woken == [second, third]
+
+    with django_capture_on_commit_callbacks(execute=True):
+        team.workspace.name = "Renamed"
+        team.workspace.save(update_fields=["name"])
+    assert woken == [second, third]  # a save that leaves the quota alone wakes nobody
+    assert fourth not in woken
+
+
+@pytest.mark.django_db
 def test_a_lost_broker_does_not_stop_a_run_from_ending(
     team: Team, django_capture_on_commit_callbacks: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
