@@ -68,6 +68,7 @@ bench: venv system-test sandbox-image bench-reference
 	DATABASE_URL=$(TEST_DATABASE_URL) $(PY) bench/sandbox.py
 	DATABASE_URL=$(TEST_DATABASE_URL) $(PY) bench/agent.py
 	DATABASE_URL=$(TEST_DATABASE_URL) $(PY) bench/stream.py
+	DATABASE_URL=$(TEST_DATABASE_URL) $(PY) bench/admission.py
 	DATABASE_URL=$(TEST_DATABASE_URL) $(PY) bench/pages.py
 	DATABASE_URL=$(TEST_DATABASE_URL) $(PY) bench/hostile.py
 

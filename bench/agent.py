@@ -15,7 +15,8 @@ process on the machine):
   once its imports are done).
 
 Ours runs three ways: the web path (a brief submitted through the run
-service and executed by the worker's code, `run_execute`, on a PostgreSQL
+service, claimed and executed by the worker's code (`run_claim_next`,
+`run_execute`) on a PostgreSQL
 database of its own: events stored, status moved, artifacts ingested), the
 sandbox session alone as a worker would call it, and `manage.py create` as a
 person runs it. All three share the sandbox session, so all three overlap
@@ -132,15 +133,17 @@ def run_ours_in_process(server: ScriptedModel, steps: int) -> dict[str, Any]:
 def run_ours_web(server: ScriptedModel, steps: int) -> dict[str, Any]:
     """A brief submitted as a person does, run by the worker's code path (without the queue hop)."""
     from creations.models import Run, RunStatus
+    from creations.runs.admission import run_claim_next
     from creations.runs.execution import run_execute
     from creations.runs.services import creation_submit
 
     server.play(scripted_run(steps))
     workspace, author, endpoint = _bench_workspace(server)
-    with patch("creations.runs.queue.enqueue_run"):  # executed right here, as the worker would
+    with patch("creations.runs.queue.send_wake_up"):  # executed right here, as the worker would
         run = creation_submit(workspace=workspace, author=author, brief=BRIEF, model_endpoint=endpoint, max_steps=steps)
     started = time.monotonic()
-    run_execute(run_id=run.pk, worker="bench")
+    assert run_claim_next(worker="bench") == run.pk
+    run_execute(run_id=run.pk)
     wall = time.monotonic() - started
     run = Run.objects.get(pk=run.pk)
     assert run.status == RunStatus.SUCCEEDED, run.reason

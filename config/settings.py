@@ -91,6 +91,10 @@ TEMPLATES = [
 
 # --- Database ---
 DATABASES = {"default": env.dj_db_url("DATABASE_URL", default=f"sqlite:///{BASE_DIR / 'db.sqlite3'}", conn_max_age=60)}
+if (DATABASES["default"] or {}).get("ENGINE") == "django.db.backends.sqlite3":  # None: invalid, reported below
+    # Starting a run locks its workspace's row (creations/runs/admission.py); SQLite has no
+    # row locks, so its transactions take the write lock as they begin: claims take turns.
+    DATABASES["default"].setdefault("OPTIONS", {})["transaction_mode"] = "IMMEDIATE"
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # --- Redis, Celery, Channels ---
@@ -294,8 +298,10 @@ RUN_HEARTBEAT_SECONDS = env.float("RUN_HEARTBEAT_SECONDS", default=5.0, validate
 # A starting/running run whose heartbeat is older than this is reaped as failed.
 RUN_STALE_AFTER_SECONDS = env.float("RUN_STALE_AFTER_SECONDS", default=30.0, validate=Range(min=1))
 RUN_REAPER_INTERVAL = env.float("RUN_REAPER_INTERVAL", default=10.0, validate=Range(min=0.5))
-# A run still queued after this long may have lost its queue message (Redis restarted without
-# persistence): the reaper enqueues it once more. Still queued after RUN_QUEUED_MAX_SECONDS: ended.
+# A queued run that could have started (its workspace had a slot for it) this long ago may have
+# lost its wake-up (Redis restarted without persistence): the reaper wakes a worker for it once
+# more. Still queued after RUN_QUEUED_MAX_SECONDS of that: ended. Waiting for the workspace's
+# own runs to end does not count.
 RUN_QUEUED_REQUEUE_AFTER_SECONDS = env.float("RUN_QUEUED_REQUEUE_AFTER_SECONDS", default=600.0, validate=Range(min=1))
 RUN_QUEUED_MAX_SECONDS = env.float("RUN_QUEUED_MAX_SECONDS", default=3600.0, validate=Range(min=1))
 # Cancels arrive by Redis pub/sub at once; the database is polled as a fallback.

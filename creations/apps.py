@@ -6,5 +6,7 @@ class CreationsConfig(AppConfig):
 
     def ready(self) -> None:
         from creations import stored_files
+        from creations.runs import admission
 
         stored_files.connect()
+        admission.connect()

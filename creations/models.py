@@ -116,6 +116,10 @@ class Run(models.Model):
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
     heartbeat_at = models.DateTimeField(null=True, blank=True)
+    # Since when a queued run has had a free slot in its workspace, as the reaper last saw it
+    # (creations.runs.admission): "queued too long" counts from here, so waiting for the
+    # workspace's own runs to end never counts against a run.
+    admissible_since = models.DateTimeField(null=True, blank=True)
     # Who asked for this run: the author for a first run, whoever re-ran it or forked it otherwise.
     started_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
@@ -136,7 +140,11 @@ class Run(models.Model):
 
     class Meta:
         ordering = ["-created_at"]
-        indexes = [models.Index(fields=["status", "heartbeat_at"])]
+        indexes = [
+            models.Index(fields=["status", "heartbeat_at"]),
+            # Admission asks which workspace was served least recently among the runs started lately.
+            models.Index(fields=["started_at"], name="run_started_at"),
+        ]
         constraints = [
             models.CheckConstraint(condition=Q(status__in=RunStatus.values), name="run_status_valid"),
             # A run has a finish time exactly when it is in a final status.

@@ -1,7 +1,8 @@
 """Running one Run: sandbox, inputs, agent, artifacts, final status.
 
-`run_execute` is what the Celery task calls. It claims the run (queued ->
-starting, exactly once) and hands the sandbox work to the session the CLI
+`run_execute` is what the Celery task calls once it has claimed a run
+(creations.runs.admission: queued -> starting, exactly once). It hands the
+sandbox work to the session the CLI
 uses too (sandboxes.agent.session: the sandbox starts while the model is
 already asked for its first step, inputs in, agent, outputs out, release in
 every path). What is left here is the run's side: the model built from the
@@ -24,7 +25,7 @@ from creations.artifacts.ingest import artifact_summary, ingest_outputs
 from creations.events.store import EventRecorder
 from creations.models import Creation, Run, RunStatus
 from creations.runs.limits import effective_limits
-from creations.runs.state import cancelled_reason, run_add_usage, run_finish, run_mark_running, run_mark_starting
+from creations.runs.state import cancelled_reason, run_add_usage, run_finish, run_mark_running
 from creations.runs.supervision import RunSupervisor
 from creations.usage.budgets import RunBudgetWatch, storage_allowance
 from sandboxes.agent import AgentEvent, AgentLimits, AgentOutcome, ModelClient
@@ -70,10 +71,8 @@ class RunSetupError(Exception):
     """The run cannot start; the message is shown to the person as the reason."""
 
 
-def run_execute(*, run_id: int, worker: str) -> None:
-    if not run_mark_starting(run_id=run_id, worker=worker):
-        log.info("Run %s is not queued any more (taken, cancelled or finished); nothing to do.", run_id)
-        return
+def run_execute(*, run_id: int) -> None:
+    """Run a run this worker has claimed (it is starting) to its final status."""
     RunExecution(run_id).execute()
 
 

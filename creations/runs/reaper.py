@@ -7,12 +7,15 @@ reason that says so (the conditional UPDATE makes sure a live worker that was
 merely slow cannot also finish it), and its sandbox containers are removed.
 Events stored before the crash stay; the final event comes after them.
 
-A queued run nobody picked up may have lost its queue message (a Redis
-restart without persistence, a purged queue): after
-RUN_QUEUED_REQUEUE_AFTER_SECONDS it is enqueued once more (a duplicate
-message is harmless: only one worker can claim a queued run), and after
-RUN_QUEUED_MAX_SECONDS it is ended `failed` with a reason that says so. So
-every run reaches a final status.
+A queued run that may start (its workspace has a slot for it,
+creations.runs.admission) but that nobody started may have lost its
+wake-up (a Redis restart without persistence, a purged queue). Each pass
+notes since when each queued run has been admissible; after
+RUN_QUEUED_REQUEUE_AFTER_SECONDS of that, a worker is woken for it once more
+(a spare wake-up is harmless), and after RUN_QUEUED_MAX_SECONDS it is ended
+`failed` with a reason that says so. Time spent waiting for the workspace's
+own runs to end does not count: a long queue in a busy workspace is not a
+fault. So every run reaches a final status.
 """
 
 from __future__ import annotations
@@ -26,7 +29,8 @@ from django.utils import timezone
 
 from creations.models import ACTIVE_STATUSES, Run, RunStatus
 from creations.runs import queue
-from creations.runs.state import IN_FLIGHT_STATUSES, run_finish, run_mark_requeued
+from creations.runs.admission import admissible_queued_runs
+from creations.runs.state import IN_FLIGHT_STATUSES, run_finish, run_mark_requeued, runs_note_admissible
 
 log = logging.getLogger(__name__)
 
@@ -65,21 +69,24 @@ def reap_stale_runs() -> list[int]:
 
 
 def reap_stuck_queued_runs() -> list[int]:
-    """Enqueue long-queued runs once more; end those queued too long. Returns the ids ended."""
+    """Wake a worker once more for runs that could have started long ago; end
+    those that could have for too long. Returns the ids ended."""
+    runs_note_admissible(run_ids=admissible_queued_runs())
     now = timezone.now()
-    queued = Run.objects.filter(status=RunStatus.QUEUED)
+    # Only runs stamped admissible (now, and since the stamp): never one that waits for its workspace's slots.
+    admissible = Run.objects.filter(status=RunStatus.QUEUED, admissible_since__isnull=False)
     requeue_cutoff = now - timedelta(seconds=settings.RUN_QUEUED_REQUEUE_AFTER_SECONDS)
-    for run_id in queued.filter(created_at__lt=requeue_cutoff, reason="").values_list("pk", flat=True):
-        # The conditional UPDATE makes the re-enqueue happen once, whoever else reaps.
+    for run_id in admissible.filter(admissible_since__lt=requeue_cutoff).values_list("pk", flat=True):
+        # The conditional UPDATE makes the wake-up happen once, whoever else reaps.
         if run_mark_requeued(run_id=run_id, reason=REQUEUED_REASON):
-            log.warning("Run %s was still queued; enqueuing it again.", run_id)
+            log.warning("Run %s could start but was still queued; waking a worker for it again.", run_id)
             try:
-                queue.enqueue_run(run_id)
+                queue.send_wake_up(run_id)
             except Exception as error:  # the broker is down: the run is ended later if it stays queued
-                log.warning("Could not enqueue run %s again: %s", run_id, error)
+                log.warning("Could not wake a worker for run %s: %s", run_id, error)
     ended = []
     give_up_cutoff = now - timedelta(seconds=settings.RUN_QUEUED_MAX_SECONDS)
-    for run_id in queued.filter(created_at__lt=give_up_cutoff).values_list("pk", flat=True):
+    for run_id in admissible.filter(admissible_since__lt=give_up_cutoff).values_list("pk", flat=True):
         if run_finish(
             run_id=run_id, status=RunStatus.FAILED, reason=QUEUE_LOST_REASON, from_statuses=[RunStatus.QUEUED]
         ):

@@ -2,8 +2,9 @@
 
 Each service checks who may do it (a workspace role that can create) and that
 the workspace has budget left this month (creations.usage.budgets), writes
-in one transaction, and enqueues the run only after commit, so a worker never
-looks for a run that is not there yet.
+in one transaction, and wakes a worker only after commit, so a worker never
+looks for a run that is not there yet. A run whose workspace has no free slot
+says so from the start (creations.runs.admission).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from django.db import transaction
 from creations.access import can_cancel_run, can_delete_creation, can_view_creation
 from creations.models import ACTIVE_STATUSES, Creation, InputFile, Run, RunStatus, Visibility
 from creations.runs import queue
+from creations.runs.admission import run_note_waiting
 from creations.runs.inputs import clean_input_files
 from creations.runs.limits import clean_requested_limits, fit_limits
 from creations.runs.state import cancelled_reason, run_create_queued, run_finish, run_request_cancel
@@ -67,7 +69,8 @@ def _clean_endpoint(workspace: Workspace, endpoint: ModelEndpoint | None) -> Mod
 
 def _queue_new_run(creation: Creation, *, started_by: User) -> Run:
     run = run_create_queued(creation=creation, started_by=started_by)
-    queue.enqueue_run_on_commit(run.pk)
+    run_note_waiting(run_id=run.pk)
+    queue.send_wake_up_on_commit(run.pk)
     return run
 
 
@@ -85,7 +88,7 @@ def creation_submit(
     max_tokens: int | None = None,
     title: str = "",
 ) -> Run:
-    """Validate, write Creation + InputFiles + a queued Run, and enqueue it after commit."""
+    """Validate, write Creation + InputFiles + a queued Run, and wake a worker after commit."""
     _creator_membership(workspace=workspace, user=author)
     check_can_submit(workspace)
     if visibility not in Visibility.values:

@@ -8,7 +8,8 @@ one is written in the same transaction as the status, so it is always the
 run's last event.
 
 The other fields change here too, each by one conditional UPDATE: the cancel
-request, heartbeats, live usage counters and the "queued again" reason. The
+request, heartbeats, live usage counters, the reason a queued run waits and
+the time it has had a free slot since (admission decides both). The
 one exception is `last_seq`, the event log's own counter: the event store
 (`creations.events.store`) bumps it in the very statement that inserts the
 events, which is what keeps a run's events gapless, and the event log sits
@@ -28,6 +29,7 @@ from django.utils import timezone
 from creations.events.storable import storable_text
 from creations.events.store import announce_events, insert_events_locked, store_events
 from creations.models import ACTIVE_STATUSES, FINAL_STATUSES, Creation, Run, RunStatus
+from creations.runs import queue
 from creations.usage.ledger import usage_record_write
 
 STATUS_EVENT = "status"
@@ -35,19 +37,53 @@ IN_FLIGHT_STATUSES = (RunStatus.STARTING, RunStatus.RUNNING)
 
 
 def run_create_queued(*, creation: Creation, started_by: User) -> Run:
-    """A new run of `creation` asked for by `started_by`, waiting for a worker (the caller enqueues it on commit)."""
+    """A new queued run of `creation` asked for by `started_by` (the caller wakes a worker on commit)."""
     return Run.objects.create(creation=creation, started_by=started_by)
 
 
 def run_mark_starting(*, run_id: int, worker: str) -> bool:
-    """Claim a queued run for this worker; False when someone else has it (or it was cancelled)."""
+    """Claim a queued run for this worker; False when someone else has it (or it was cancelled).
+
+    Admission calls it holding the workspace's lock (creations.runs.admission): the
+    status and its event commit together, and the event is announced after."""
     now = timezone.now()
-    claimed = Run.objects.filter(pk=run_id, status=RunStatus.QUEUED).update(
-        status=RunStatus.STARTING, started_at=now, heartbeat_at=now, worker=worker[:200], reason=""
-    )
-    if claimed:
-        store_events(run_id, [(STATUS_EVENT, {"status": RunStatus.STARTING, "reason": "", "final": False})])
+    with transaction.atomic():
+        claimed = Run.objects.filter(pk=run_id, status=RunStatus.QUEUED).update(
+            status=RunStatus.STARTING,
+            started_at=now,
+            heartbeat_at=now,
+            worker=worker[:200],
+            reason="",
+            admissible_since=None,
+        )
+        if claimed:
+            _store_status_on_commit(run_id, {"status": RunStatus.STARTING, "reason": "", "final": False})
     return bool(claimed)
+
+
+def run_mark_waiting(*, run_id: int, reason: str) -> bool:
+    """Say why a queued run waits (its workspace's slots are in use); a status
+    event tells open pages. False when it had started, ended, or said so already."""
+    with transaction.atomic():
+        changed = Run.objects.filter(pk=run_id, status=RunStatus.QUEUED).exclude(reason=reason).update(reason=reason)
+        if changed:
+            _store_status_on_commit(run_id, {"status": RunStatus.QUEUED, "reason": reason, "final": False})
+    return bool(changed)
+
+
+def runs_note_admissible(*, run_ids: Collection[int]) -> None:
+    """Of the queued runs, exactly `run_ids` have a free slot now: stamp when each
+    first had one (`admissible_since`), and clear the stamp of those that lost it
+    (their workspace's quota was lowered)."""
+    queued = Run.objects.filter(status=RunStatus.QUEUED)
+    queued.filter(pk__in=run_ids, admissible_since__isnull=True).update(admissible_since=timezone.now())
+    queued.filter(admissible_since__isnull=False).exclude(pk__in=run_ids).update(admissible_since=None)
+
+
+def _store_status_on_commit(run_id: int, payload: dict[str, Any]) -> None:
+    """Store a status event in the caller's transaction; announce it once that commits."""
+    events = insert_events_locked(run_id, [(STATUS_EVENT, payload)], require_active=True) or []
+    transaction.on_commit(lambda: announce_events(run_id, events))
 
 
 def run_mark_running(*, run_id: int, sandbox_id: str) -> bool:
@@ -76,8 +112,13 @@ def run_finish(
         finished = Run.objects.filter(pk=run_id, status__in=list(from_statuses)).update(**fields)
         if not finished:
             return False
-        run = Run.objects.only("steps", "prompt_tokens", "completion_tokens", "sandbox_seconds", "output_bytes").get(
-            pk=run_id
+        run = (
+            Run.objects.select_related("creation")
+            .only(
+                *("steps", "prompt_tokens", "completion_tokens", "sandbox_seconds", "output_bytes"),
+                *("started_at", "creation__workspace"),
+            )
+            .get(pk=run_id)
         )
         payload = {
             "status": status,
@@ -93,8 +134,20 @@ def run_finish(
         }
         events = insert_events_locked(run_id, [(STATUS_EVENT, payload)], require_active=False)
         usage_record_write(run_id=run_id)
+        _wake_if_a_slot_freed(run)
     announce_events(run_id, events or [])
     return True
+
+
+def _wake_if_a_slot_freed(run: Run) -> None:
+    """A run that had started held one of its workspace's slots (slots in use are
+    its runs in flight), so ending it frees one: the first waiting run of that
+    workspace may start now, and it needs a wake-up to. Runs of other workspaces
+    that can start already have theirs pending (creations.runs.queue)."""
+    if run.started_at is None:
+        return
+    if Run.objects.filter(status=RunStatus.QUEUED, creation__workspace_id=run.creation.workspace_id).exists():
+        queue.send_wake_up_on_commit(robust=True)  # run_finish must not fail for the broker's sake
 
 
 def run_request_cancel(*, run_id: int, user: User | AnonymousUser) -> bool:
@@ -137,5 +190,5 @@ def run_add_usage(*, run_id: int, prompt_tokens: int, completion_tokens: int, st
 
 
 def run_mark_requeued(*, run_id: int, reason: str) -> bool:
-    """Say a queued run was enqueued again; True for exactly one caller, whoever else reaps."""
-    return bool(Run.objects.filter(pk=run_id, status=RunStatus.QUEUED, reason="").update(reason=reason))
+    """Say a queued run was woken for again; True for exactly one caller, whoever else reaps."""
+    return bool(Run.objects.filter(pk=run_id, status=RunStatus.QUEUED).exclude(reason=reason).update(reason=reason))

@@ -10,14 +10,18 @@ from django.conf import settings
 from django.db import OperationalError, connection
 
 from creations.runs import reaper
+from creations.runs.admission import run_claim_next
 from creations.runs.execution import run_execute
 from creations.runs.queue import RUN_TASK_NAME
 
 
-# acks_late + reject_on_worker_lost: a task whose worker dies is not lost; a
-# redelivered copy finds the run no longer queued and leaves it to the reaper.
-# A database that is briefly unreachable (restart, connection limit) before the
-# run is claimed would leave it queued forever, so that is retried.
+# A message is a wake-up (creations.runs.queue): the task starts the fairest
+# run that may start now, whichever run the message names (`run_id`, absent on
+# the wake-up a freed slot sends), or returns at once when none may.
+# acks_late + reject_on_worker_lost: a wake-up whose worker dies is not lost; a
+# redelivered copy starts whatever may start then, and the dead worker's run is
+# the reaper's. A database that is briefly unreachable (restart, connection
+# limit) before a run is claimed would leave runs queued, so that is retried.
 @shared_task(
     name=RUN_TASK_NAME,
     bind=True,
@@ -29,9 +33,11 @@ from creations.runs.queue import RUN_TASK_NAME
     retry_backoff_max=60,
     max_retries=8,
 )
-def run_creation(self: Task, run_id: int) -> None:
+def run_creation(self: Task, run_id: int | None = None) -> None:
     try:
-        run_execute(run_id=run_id, worker=str(self.request.hostname or "worker"))
+        claimed = run_claim_next(worker=str(self.request.hostname or "worker"), run_id=run_id)
+        if claimed is not None:
+            run_execute(run_id=claimed)
     finally:
         # An idle pool thread keeps no database connection: connections follow active runs.
         connection.close()

@@ -182,10 +182,10 @@
   function setStatus(status, reason) {
     statusBadge.className = "status status-" + status;
     statusBadge.textContent = STATUS_LABELS[status] || status;
-    if (reason && reasonEl) {
-      reasonEl.textContent = reason;
-      reasonEl.hidden = false;
-    }
+    if (!reasonEl) return;
+    // Each status says why, or nothing: a run that starts no longer waits, so its waiting reason goes.
+    reasonEl.textContent = reason || "";
+    reasonEl.hidden = !reason;
   }
 
   function loadArtifacts() {

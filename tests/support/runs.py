@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
+import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import docker
@@ -22,6 +24,32 @@ def per_conversation(steps: Sequence[ScriptEntry]) -> Callable[[dict[str, Any]],
     def answer(body: dict[str, Any]) -> ScriptEntry:
         done = sum(1 for message in body.get("messages", []) if message.get("role") == "assistant")
         return steps[min(done, len(steps) - 1)]
+
+    return answer
+
+
+def per_brief(
+    scripts: Mapping[str, Sequence[ScriptEntry]], *, default: Sequence[ScriptEntry]
+) -> Callable[[dict[str, Any]], ScriptEntry]:
+    """Answer each conversation with the script of the first key its brief contains
+    (else `default`), each by its own progress: runs with different briefs share one server."""
+    scripted = {key: per_conversation(steps) for key, steps in scripts.items()}
+    otherwise = per_conversation(default)
+
+    def answer(body: dict[str, Any]) -> ScriptEntry:
+        conversation = json.dumps(body.get("messages", [])[:2])
+        return next((script for key, script in scripted.items() if key in conversation), otherwise)(body)
+
+    return answer
+
+
+def held_until(gate: threading.Event, entry: ScriptEntry, *, at_most: float = 90) -> Callable[[dict[str, Any]], Any]:
+    """`entry`, answered only once the test sets `gate`: the run sits in flight meanwhile.
+    After `at_most` seconds it answers anyway, so a failing test never leaves a run hanging."""
+
+    def answer(body: dict[str, Any]) -> ScriptEntry:
+        gate.wait(at_most)
+        return entry
 
     return answer
 

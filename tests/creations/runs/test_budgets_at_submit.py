@@ -44,7 +44,7 @@ def spend_all(workspace: Workspace, *, tokens: bool = True) -> str:
 @pytest.fixture
 def nothing_enqueued(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     enqueued: list[int] = []
-    monkeypatch.setattr("creations.runs.queue.enqueue_run", enqueued.append)
+    monkeypatch.setattr("creations.runs.queue.send_wake_up", enqueued.append)
     return enqueued
 
 

@@ -12,6 +12,7 @@ from django.core.files.storage import default_storage
 from django.test import Client
 
 from creations.models import Artifact, RunEvent, RunStatus, UsageRecord
+from creations.runs.admission import run_claim_next
 from creations.runs.execution import run_execute
 from creations.runs.services import creation_delete
 from creations.usage.selectors import month_start, workspace_storage_bytes
@@ -63,7 +64,7 @@ def test_a_run_that_crosses_the_months_token_budget_is_told_to_submit_then_stopp
 def test_a_run_whose_workspace_ran_out_while_it_waited_starts_nothing(
     team: Team, scripted_model: ScriptedModel, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("creations.runs.queue.enqueue_run", lambda run_id: None)  # run here, not on a worker
+    monkeypatch.setattr("creations.runs.queue.send_wake_up", lambda run_id=None: None)  # run here, not on a worker
 
     def no_sandbox() -> None:
         raise AssertionError("no sandbox may start")
@@ -75,7 +76,8 @@ def test_a_run_whose_workspace_ran_out_while_it_waited_starts_nothing(
         workspace=team.workspace, model_name="scripted", status=RunStatus.SUCCEEDED, sandbox_seconds=60
     )
 
-    run_execute(run_id=run.pk, worker="test")
+    assert run_claim_next(worker="test") == run.pk
+    run_execute(run_id=run.pk)
 
     run.refresh_from_db()
     assert run.status == RunStatus.QUOTA_EXCEEDED

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from creations.models import RunStatus
+from creations.runs.admission import run_claim_next
 from creations.runs.execution import run_execute
 from sandboxes.agent import AgentLimits, model_client_for
 from sandboxes.agent.one_shot import new_run_id, run_one_shot
@@ -65,11 +66,12 @@ def test_a_web_run_asks_the_model_before_its_sandbox_has_started(
     first_request, asked_at = threading.Event(), list[float]()
     provider = StartsOnlyOnceTheModelWasAsked(first_request)
     monkeypatch.setattr("creations.runs.execution.get_provider", lambda: provider)
-    monkeypatch.setattr("creations.runs.queue.enqueue_run", lambda run_id: None)  # run here, not on a worker
+    monkeypatch.setattr("creations.runs.queue.send_wake_up", lambda run_id: None)  # run here, not on a worker
     endpoint = scripted_endpoint(team, scripted_model, _script(first_request, asked_at))
     run = submit(team, endpoint, brief="write hello")
 
-    run_execute(run_id=run.pk, worker="test")
+    assert run_claim_next(worker="test") == run.pk
+    run_execute(run_id=run.pk)
 
     run.refresh_from_db()
     assert run.status == RunStatus.SUCCEEDED, run.reason

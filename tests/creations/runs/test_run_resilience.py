@@ -132,6 +132,8 @@ def test_ten_concurrent_runs_all_finish_with_gapless_trajectories(
         submit_reply("made a list"),
     ]
     endpoint = scripted_endpoint(team, scripted_model, steps)
+    team.workspace.quota_concurrent_runs = 10  # all ten at once, not two by two
+    team.workspace.save(update_fields=["quota_concurrent_runs"])
     runs = [submit(team, endpoint, brief=f"list number {n}") for n in range(10)]
     finished = [wait_for_final(run, timeout=180, logs=run_stack.logs) for run in runs]
 

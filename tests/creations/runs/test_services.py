@@ -28,7 +28,7 @@ def test_submitting_writes_a_queued_run_and_enqueues_it_after_commit(
     team: Team, django_capture_on_commit_callbacks: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     enqueued: list[int] = []
-    monkeypatch.setattr("creations.runs.queue.enqueue_run", enqueued.append)
+    monkeypatch.setattr("creations.runs.queue.send_wake_up", enqueued.append)
     with django_capture_on_commit_callbacks(execute=False) as callbacks:
         run = _submit(team, files=[SimpleUploadedFile("../../etc/data.csv", b"a,b\n1,2\n")], title=" Jazz ")
         assert enqueued == []  # not before commit

@@ -1,0 +1,236 @@
+"""Admission: which queued run starts next, and why the others wait.
+
+Slots are derived, not counted. A workspace's slots in use are its runs in
+flight (starting or running); at most `Workspace.quota_concurrent_runs` of
+them at once. Nothing is reserved apart from the run's own status, so a
+final status frees the slot by construction, exactly once (run_finish is a
+conditional UPDATE), whoever ends the run: its worker, a cancel, or the
+reaper after the worker died. A counter would have to be given back on each
+of those paths and would drift the first time one was missed.
+
+Fair order. Take each workspace's active runs, in flight first and then its
+queued runs oldest first; a queued run's *place* is its position in that
+list (1-based): the place-th slot of its workspace it would take. It is
+admissible when place <= quota. Admissible runs start in order of:
+
+1. place: a workspace's n-th run at once before anyone's (n+1)-th, so a
+   workspace with 50 queued runs delays another workspace's single run by
+   at most the one run that was already being started;
+2. then the workspace served least recently (its last run started longest
+   ago, or none since the oldest waiting run arrived, or in the last
+   hour): round robin. Without
+   it, when there are more workspaces than workers, most of them have
+   nothing in flight, every run has place 1, and the oldest runs would win
+   every time: one workspace's early flood would be served before anyone
+   who arrived after it (bench/admission.py measured exactly that);
+3. then the oldest run. Within a workspace, runs start oldest first.
+
+(Weighting by quota instead would let a workspace with a large quota take
+more of the shared workers; the quota is a cap, not a share.) One SQL query
+ranks them: the window numbers the places, and only runs started since the
+oldest waiting run arrived (an index on started_at) say who was served last.
+
+Claiming (`run_claim_next`, called by the Celery task on each wake-up):
+for each candidate, fairest first, lock the run (SKIP LOCKED: another worker
+is on it, try the next), lock its workspace's row (claims in one workspace
+take turns, so the recount below cannot be raced), recount its runs in
+flight, and move it queued -> starting with a conditional UPDATE. Locks are
+always taken run first, then workspace. A worker that finds nothing to
+claim returns at once: a waiting run holds no worker thread. SQLite ignores
+row locks; its transactions take the write lock when they begin
+(config/settings.py), which serializes claims there instead.
+
+A queued run that cannot start is told why (`Run.reason`, and a status event
+for open pages) when its submit or its wake-up finds its workspace full;
+being claimed clears it.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import datetime, timedelta
+from enum import Enum
+from typing import Any
+
+from django.db import DatabaseError, connection, transaction
+from django.db.models import Q
+from django.db.models.signals import post_save
+from django.utils import timezone
+
+from creations.models import Creation, Run, RunStatus
+from creations.runs import queue
+from creations.runs.state import IN_FLIGHT_STATUSES, run_mark_starting, run_mark_waiting
+from workspaces.models import Workspace
+
+log = logging.getLogger(__name__)
+
+# Candidates read per query; more are read only when these were all taken by other workers.
+CANDIDATES_PER_QUERY = 8
+# Who was served least recently is read from the runs started since the oldest waiting run
+# arrived, and within this long: a queue hours old must not make each claim read hours of runs.
+SERVED_HORIZON = timedelta(hours=1)
+
+
+def _admissible_runs(*, limit: int | None = None) -> list[tuple[int, int]]:
+    """(run id, workspace id) of the queued runs that may start now, fairest first."""
+    run, creation, workspace = Run._meta.db_table, Creation._meta.db_table, Workspace._meta.db_table
+    queued, starting, running = RunStatus.QUEUED.value, RunStatus.STARTING.value, RunStatus.RUNNING.value
+    sql = f"""
+        WITH active AS (
+            SELECT r.id, r.status, r.created_at, c.workspace_id, w.quota_concurrent_runs AS quota,
+                   ROW_NUMBER() OVER (
+                       PARTITION BY c.workspace_id ORDER BY r.status = %s, r.created_at, r.id
+                   ) AS place
+            FROM {run} r
+            JOIN {creation} c ON c.id = r.creation_id
+            JOIN {workspace} w ON w.id = c.workspace_id
+            WHERE r.status IN (%s, %s, %s)
+        ),
+        served AS (
+            SELECT c.workspace_id, MAX(r.started_at) AS last_started_at
+            FROM {run} r
+            JOIN {creation} c ON c.id = r.creation_id
+            WHERE r.started_at >= (SELECT MIN(created_at) FROM {run} WHERE status = %s) AND r.started_at >= %s
+            GROUP BY c.workspace_id
+        )
+        SELECT a.id, a.workspace_id
+        FROM active a
+        LEFT JOIN served s ON s.workspace_id = a.workspace_id
+        WHERE a.status = %s AND a.place <= a.quota
+        ORDER BY a.place, s.last_started_at NULLS FIRST, a.created_at, a.id
+    """  # noqa: S608 - the table names are our models'; every value is a parameter
+    served_since = timezone.now() - SERVED_HORIZON
+    params: list[str | int | datetime] = [queued, queued, starting, running, queued, served_since, queued]
+    if limit is not None:
+        sql += " LIMIT %s"
+        params.append(limit)
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return [(int(run_id), int(workspace_id)) for run_id, workspace_id in cursor.fetchall()]
+
+
+def admissible_queued_runs() -> list[int]:
+    """Ids of the queued runs that may start now (their workspace has a slot for them), fairest first."""
+    return [run_id for run_id, _ in _admissible_runs()]
+
+
+class _Claim(Enum):
+    CLAIMED = "claimed"
+    TAKEN = "taken"  # another worker has it, or it is no longer queued
+    FULL = "full"  # its workspace's slots filled up meanwhile
+
+
+def run_claim_next(*, worker: str, run_id: int | None = None) -> int | None:
+    """Start the fairest admissible queued run: move it to starting for `worker`
+    and return its id; None when no queued run may start now.
+
+    `run_id` is the run the wake-up was sent for: when nothing can be claimed
+    (or another run was), and it still waits, it is told why."""
+    tried: set[int] = set()
+    full: set[int] = set()
+    claimed: int | None = None
+    while claimed is None:
+        # Skip what was tried in Python, not in SQL: leaving a row out would move the places after it.
+        batch = [
+            (candidate, workspace_id)
+            for candidate, workspace_id in _admissible_runs(limit=len(tried) + CANDIDATES_PER_QUERY)
+            if candidate not in tried
+        ]
+        if not batch:
+            break
+        for candidate, workspace_id in batch:
+            tried.add(candidate)
+            if workspace_id in full:
+                continue
+            outcome = _claim(candidate, workspace_id=workspace_id, worker=worker)
+            if outcome is _Claim.CLAIMED:
+                claimed = candidate
+                break
+            if outcome is _Claim.FULL:
+                full.add(workspace_id)
+    if run_id is not None and run_id != claimed:
+        try:
+            run_note_waiting(run_id=run_id)
+        except DatabaseError:
+            if claimed is None:
+                raise  # nothing claimed: the task may retry
+            # A run was claimed: it must be run, whatever happened to the note.
+            log.warning("Could not say why run %s waits", run_id, exc_info=True)
+    return claimed
+
+
+def _claim(run_id: int, *, workspace_id: int, worker: str) -> _Claim:
+    with transaction.atomic():
+        locked = Run.objects.select_for_update(skip_locked=True).filter(pk=run_id, status=RunStatus.QUEUED)
+        if not list(locked.values_list("pk", flat=True)):
+            return _Claim.TAKEN
+        quota = (
+            Workspace.objects.select_for_update()
+            .filter(pk=workspace_id)
+            .values_list("quota_concurrent_runs", flat=True)
+            .first()
+        )
+        if quota is None or in_flight_count(workspace_id) >= quota:
+            return _Claim.FULL
+        return _Claim.CLAIMED if run_mark_starting(run_id=run_id, worker=worker) else _Claim.TAKEN
+
+
+def in_flight_count(workspace_id: int) -> int:
+    """The workspace's slots in use: its runs starting or running."""
+    return Run.objects.filter(creation__workspace_id=workspace_id, status__in=IN_FLIGHT_STATUSES).count()
+
+
+def run_note_waiting(*, run_id: int) -> None:
+    """If this queued run must wait for its workspace's slots, say so on it (once)."""
+    run = (
+        Run.objects.filter(pk=run_id, status=RunStatus.QUEUED)
+        .values("created_at", "creation__workspace_id", "creation__workspace__quota_concurrent_runs")
+        .first()
+    )
+    if run is None:
+        return
+    workspace_id, quota = run["creation__workspace_id"], run["creation__workspace__quota_concurrent_runs"]
+    in_use = in_flight_count(workspace_id)
+    earlier = Q(created_at__lt=run["created_at"]) | Q(created_at=run["created_at"], pk__lt=run_id)
+    ahead = Run.objects.filter(earlier, creation__workspace_id=workspace_id, status=RunStatus.QUEUED).count()
+    if in_use + ahead < quota:
+        return  # a slot is free for it: a wake-up will start it
+    run_mark_waiting(run_id=run_id, reason=waiting_reason(in_use=in_use, ahead=ahead, quota=quota))
+
+
+def waiting_reason(*, in_use: int, ahead: int, quota: int) -> str:
+    """What a person reads on a run that waits for its workspace's slots."""
+    if in_use >= quota:
+        runs = "run" if quota == 1 else "runs"
+        return f"Waiting: {in_use} of {quota} {runs} in use in this workspace. It starts when one of them ends."
+    # No count here: it would go stale as the runs ahead start, and it is only said once.
+    return f"Waiting: this workspace runs {quota} at a time, and its earlier runs start first."
+
+
+# --- a quota raised ----------------------------------------------------------
+
+
+def connect() -> None:
+    """A workspace saved with a higher quota has slots free at once: wake a worker
+    for each of its runs that may start now (creations.apps connects this)."""
+    post_save.connect(_workspace_saved, sender=Workspace, dispatch_uid="admission-workspace-saved")
+
+
+def _workspace_saved(sender: Any, instance: Workspace, created: bool, **kwargs: Any) -> None:
+    update_fields = kwargs.get("update_fields")
+    if created or (update_fields is not None and "quota_concurrent_runs" not in update_fields):
+        return
+    workspace_id = instance.pk
+
+    def wake() -> None:
+        if not Run.objects.filter(status=RunStatus.QUEUED, creation__workspace_id=workspace_id).exists():
+            return
+        for run_id, run_workspace_id in _admissible_runs():
+            if run_workspace_id == workspace_id:
+                try:
+                    queue.send_wake_up(run_id)
+                except Exception as error:  # the reaper wakes workers for them later
+                    log.warning("Could not wake a worker for run %s: %s", run_id, error)
+                    return
+
+    transaction.on_commit(wake)
