@@ -279,6 +279,24 @@ AGENT_DEMO_TYPING_DELAY = env.float(
     "AGENT_DEMO_TYPING_DELAY", default=AGENT_DEFAULTS["AGENT_DEMO_TYPING_DELAY"], validate=Range(min=0, max=1)
 )  # s per piece
 
+# --- Rate limits ---
+# django-ratelimit counts in this cache, shared by every web process (workspaces/rate_limits.py).
+CACHES = {
+    "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"},
+    "ratelimit": {
+        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "LOCATION": REDIS_URL,
+        "KEY_PREFIX": "atelier-ratelimit",
+        "OPTIONS": {"socket_connect_timeout": 1, "socket_timeout": 1},
+    },
+}
+RATELIMIT_USE_CACHE = "ratelimit"
+RATE_LIMIT_SIGNUPS_PER_MINUTE = env.int("RATE_LIMIT_SIGNUPS_PER_MINUTE", default=5, validate=Range(min=1))
+RATE_LIMIT_SUBMISSIONS_PER_MINUTE = env.int("RATE_LIMIT_SUBMISSIONS_PER_MINUTE", default=10, validate=Range(min=1))
+RATE_LIMIT_SUBMISSIONS_PER_ADDRESS_PER_MINUTE = env.int(
+    "RATE_LIMIT_SUBMISSIONS_PER_ADDRESS_PER_MINUTE", default=30, validate=Range(min=1)
+)
+
 # --- Quotas ---
 # What a new workspace may use; staff change them per workspace in the admin.
 QUOTA_DEFAULT_CONCURRENT_RUNS = env.int("QUOTA_DEFAULT_CONCURRENT_RUNS", default=2, validate=Range(min=1, max=1000))

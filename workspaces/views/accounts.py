@@ -7,6 +7,7 @@ from django.views.decorators.http import require_http_methods
 
 from workspaces.forms import SignUpForm
 from workspaces.invitations import invitation_accept
+from workspaces.rate_limits import over_limit, signup_limit
 from workspaces.selectors import workspaces_for_user
 from workspaces.services import WorkspaceRuleError
 from workspaces.views.members import PENDING_INVITATION_KEY
@@ -17,6 +18,10 @@ def signup(request: HttpRequest) -> HttpResponse:
     if request.user.is_authenticated:
         return redirect("home")
     form = SignUpForm(request.POST or None)
+    if request.method == "POST" and over_limit(request, signup_limit()):
+        form.is_valid()  # shows what was typed, with any mistakes, beside the limit's message
+        form.add_error(None, signup_limit().message)
+        return render(request, "registration/signup.html", {"form": form}, status=429)
     if request.method == "POST" and form.is_valid():
         user = form.save()  # the post_save signal creates the personal workspace
         token = request.session.pop(PENDING_INVITATION_KEY, None)

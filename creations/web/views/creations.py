@@ -26,6 +26,7 @@ from creations.web.csp import with_platform_csp
 from creations.web.forms import CreationForm, DeleteCreationForm, ForkForm
 from creations.web.starters import starter_get, starters
 from workspaces.permissions import workspace_membership_or_404
+from workspaces.rate_limits import over_limit, submission_limit
 
 
 def _signed_in(request: HttpRequest) -> User:
@@ -74,6 +75,11 @@ def creation_new(request: HttpRequest, slug: str) -> HttpResponse:
     if starter is not None:  # works without JavaScript: ?starter=<kind> fills the brief
         initial = {"brief": starter.brief, "title": starter.title, "starter": starter.kind}
     form = CreationForm(request.POST or None, request.FILES or None, workspace=workspace, initial=initial)
+    if request.method == "POST" and over_limit(request, submission_limit()):
+        form.is_valid()
+        form.add_error(None, submission_limit().message)
+        _ask_for_files_again(form, request.FILES.getlist("uploads"))
+        return render(request, "creations/creation_new.html", {**context, "form": form}, status=429)
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
         files = list(data["uploads"])

@@ -1,0 +1,92 @@
+"""Sign-ups and submissions are limited per person and per address per
+minute, counted in a real Redis; past a limit the page says so with 429 and
+keeps what was typed. With the counter's Redis away, nobody is locked out."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from django.test import Client
+from django.urls import reverse
+
+from creations.models import Creation
+from tests.support import free_port
+from tests.support.fixtures.accounts import PASSWORD, Team
+
+pytestmark = pytest.mark.django_db
+
+
+def counting_in(settings: Any, redis_url: str) -> None:
+    settings.CACHES = {
+        **settings.CACHES,
+        "ratelimit": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": redis_url},
+    }
+
+
+def submit(client: Client, team: Team, brief: str) -> Any:
+    data = {"brief": brief, "visibility": "workspace", "model": ""}
+    return client.post(reverse("creation_new", args=[team.workspace.slug]), data)
+
+
+def signed_in(user: Any, address: str = "192.0.2.10") -> Client:
+    client = Client(REMOTE_ADDR=address)
+    client.force_login(user)
+    return client
+
+
+def test_a_person_past_the_submission_limit_is_told_to_wait_and_keeps_the_brief(
+    team: Team, settings: Any, own_redis: str
+) -> None:
+    counting_in(settings, own_redis)
+    settings.RATE_LIMIT_SUBMISSIONS_PER_MINUTE = 2
+    member = signed_in(team.member)
+
+    answers = [submit(member, team, f"poster number {n}") for n in range(3)]
+
+    assert [a.status_code for a in answers] == [302, 302, 429]
+    page = answers[2].content.decode()
+    assert "Wait a minute and start this one again" in page
+    assert "poster number 2</textarea>" in page
+    assert Creation.objects.count() == 2
+    # Another person is counted on their own.
+    assert submit(signed_in(team.owner, "192.0.2.11"), team, "a map").status_code == 302
+
+
+def test_one_address_is_limited_across_people(team: Team, settings: Any, own_redis: str) -> None:
+    counting_in(settings, own_redis)
+    settings.RATE_LIMIT_SUBMISSIONS_PER_MINUTE = 100
+    settings.RATE_LIMIT_SUBMISSIONS_PER_ADDRESS_PER_MINUTE = 3
+    member, owner = signed_in(team.member), signed_in(team.owner)
+
+    statuses = [submit(client, team, f"brief {n}").status_code for n, client in enumerate([member, owner] * 2)]
+
+    assert statuses == [302, 302, 302, 429]
+
+
+def test_sign_ups_from_one_address_are_limited(db: None, settings: Any, own_redis: str) -> None:
+    counting_in(settings, own_redis)
+    settings.RATE_LIMIT_SIGNUPS_PER_MINUTE = 2
+    client = Client(REMOTE_ADDR="192.0.2.20")
+
+    def sign_up(name: str) -> Any:
+        data = {"username": name, "email": f"{name}@example.com", "password1": PASSWORD, "password2": PASSWORD}
+        client.cookies.clear()  # each as a new visitor
+        return client.post(reverse("signup"), data)
+
+    answers = [sign_up(name) for name in ("ann", "ben", "cat")]
+
+    assert [a.status_code for a in answers] == [302, 302, 429]
+    page = answers[2].content.decode()
+    assert "Too many sign-ups from your network" in page
+    assert 'value="cat"' in page
+
+
+def test_with_the_counter_away_requests_go_through(team: Team, settings: Any, caplog: Any) -> None:
+    counting_in(settings, f"redis://127.0.0.1:{free_port()}/0")  # nothing listens there
+    settings.RATE_LIMIT_SUBMISSIONS_PER_MINUTE = 1
+
+    statuses = [submit(signed_in(team.member), team, f"brief {n}").status_code for n in range(3)]
+
+    assert statuses == [302, 302, 302]
+    assert "Rate limits not checked" in caplog.text
