@@ -4,6 +4,8 @@ RunFactory()                                   a queued run of a new creation in
 RunFactory(finished=True)                      a succeeded run (started and finished)
 RunFactory(creation__workspace=ws, creation__author=user, creation__visibility="public")
 ArtifactFactory(run=run, path="map.html", kind="map")
+UsageRecordFactory(run=run)                    the ledger's record of an ended run (as ending it writes)
+UsageRecordFactory(workspace=ws, person=user, prompt_tokens=900, recorded_at=when)   a record alone
 """
 
 from __future__ import annotations
@@ -16,7 +18,17 @@ from django.contrib.auth.models import User
 from django.utils import timezone
 from factory.django import DjangoModelFactory
 
-from creations.models import Artifact, ArtifactKind, Creation, InputFile, Run, RunEvent, RunStatus, Visibility
+from creations.models import (
+    Artifact,
+    ArtifactKind,
+    Creation,
+    InputFile,
+    Run,
+    RunEvent,
+    RunStatus,
+    UsageRecord,
+    Visibility,
+)
 from tests.support.fixtures.accounts import PASSWORD, Team
 from workspaces.models import Membership, ModelEndpoint, Role, Workspace
 
@@ -127,6 +139,31 @@ class ArtifactFactory(DjangoModelFactory[Artifact]):
     size = 1
     content_type = "image/png"
     file = "artifacts/placeholder.png"
+
+
+class UsageRecordFactory(DjangoModelFactory[UsageRecord]):
+    """A usage ledger record. Given a run, it copies what ending the run records; given
+    none, it stands alone (a run since deleted, or figures a test chooses)."""
+
+    class Meta:
+        model = UsageRecord
+
+    run = None
+    workspace = factory.LazyAttribute(
+        lambda record: record.run.creation.workspace if record.run else WorkspaceFactory.create()
+    )
+    creation = factory.LazyAttribute(lambda record: record.run.creation if record.run else None)
+    creation_title = factory.LazyAttribute(
+        lambda record: str(record.creation)[:200] if record.creation else "A creation since deleted"
+    )
+    person = factory.LazyAttribute(lambda record: record.run.started_by if record.run else None)
+    model_name = "demo"
+    status = RunStatus.SUCCEEDED
+    prompt_tokens = factory.LazyAttribute(lambda record: record.run.prompt_tokens if record.run else 0)
+    completion_tokens = factory.LazyAttribute(lambda record: record.run.completion_tokens if record.run else 0)
+    sandbox_seconds = factory.LazyAttribute(lambda record: record.run.sandbox_seconds if record.run else 0.0)
+    bytes_stored = factory.LazyAttribute(lambda record: record.run.output_bytes if record.run else 0)
+    recorded_at = factory.LazyFunction(timezone.now)
 
 
 def make_run(
