@@ -32,3 +32,15 @@ def clock(seconds: int | float | None) -> str:
     hours, rest = divmod(total, 3600)
     minutes, secs = divmod(rest, 60)
     return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
+
+
+@register.filter
+def short_duration(seconds: int | float | None) -> str:
+    """Seconds as a person reads a span of time: '45 s', '15 min', '2 h 5 min'."""
+    total = round(float(seconds or 0))
+    if total < 60:
+        return f"{total} s"
+    hours, minutes = divmod(round(total / 60), 60)
+    if not hours:
+        return f"{minutes} min"
+    return f"{hours:,} h {minutes} min" if minutes else f"{hours:,} h"
