@@ -2,12 +2,14 @@
 
 from django.urls import path
 
-from creations.web.views import artifacts, creations, dashboard, exports, gallery, runs
+from creations.web.views import artifacts, creations, dashboard, exports, gallery, runs, usage
 
 urlpatterns = [
     path("w/<slug:slug>/", dashboard.workspace_dashboard, name="workspace_dashboard"),
     path("w/<slug:slug>/new/", creations.creation_new, name="creation_new"),
     path("w/<slug:slug>/gallery/", gallery.workspace_gallery, name="workspace_gallery"),
+    path("w/<slug:slug>/usage/", usage.workspace_usage, name="workspace_usage"),
+    path("w/<slug:slug>/usage.csv", usage.workspace_usage_csv, name="workspace_usage_csv"),
     path("gallery/", gallery.public_gallery, name="public_gallery"),
     path("creations/<int:pk>/", creations.creation_detail, name="creation_detail"),
     path("creations/<int:pk>/rerun/", creations.creation_rerun, name="creation_rerun"),

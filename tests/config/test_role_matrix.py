@@ -41,6 +41,7 @@ from tests.support.role_world import (
     PUBLIC,
     ROLES,
     TITLE,
+    VIEWER,
     VISIBILITIES,
     WORKSPACE,
     World,
@@ -144,6 +145,19 @@ def creation_page(who: str, visibility: str) -> Outcome:
 
 def workspace_list(who: str, visibility: str) -> Outcome:
     return members(MEMBERS, LISTED if sees(who, visibility) else UNLISTED)(who, visibility)
+
+
+def usage_list(who: str, visibility: str) -> Outcome:
+    """The usage page: viewers see totals only, so no creation is named to them; the others see the
+    costliest creations, each named only to those who see it."""
+    if who == VIEWER:
+        return UNLISTED
+    return workspace_list(who, visibility)
+
+
+def usage_export(who: str, visibility: str) -> Outcome:
+    """The CSV export lists each person's runs: not for viewers; titles only for those who see them."""
+    return FORBIDDEN if who == VIEWER else workspace_list(who, visibility)
 
 
 def public_list(who: str, visibility: str) -> Outcome:
@@ -334,6 +348,8 @@ ROWS = [
         changed=lambda w, actor: Creation.objects.filter(brief="A calm piano piece").exists(),
     ),
     Row("workspace_gallery", {GET: workspace_list}, per_creation=True),
+    Row("workspace_usage", {GET: usage_list}, per_creation=True),
+    Row("workspace_usage_csv", {GET: usage_export}, per_creation=True),
     Row("public_gallery", {GET: public_list}, per_creation=True),
     Row("creation_detail", {GET: creation_page}, per_creation=True),
     Row(

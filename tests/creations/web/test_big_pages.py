@@ -13,7 +13,7 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from creations.models import Artifact, Creation, Run, RunEvent, RunStatus, Visibility
-from tests.support.factories import ArtifactFactory, RunFactory
+from tests.support.factories import ArtifactFactory, RunFactory, UsageRecordFactory
 from tests.support.fixtures.accounts import Team
 
 pytestmark = pytest.mark.django_db
@@ -181,6 +181,7 @@ def test_earlier_steps_and_whole_outputs_are_hidden_from_outsiders(team: Team, c
 # What each page costs, pinned: an N+1 (or a lost select_related) changes a number here.
 PINNED_QUERY_COUNTS = {
     "dashboard": 9,  # with the members count
+    "usage page": 10,
     "workspace gallery": 5,
     "public gallery": 4,
     "creation page, short run": 10,
@@ -199,11 +200,14 @@ def test_each_page_costs_the_same_queries_at_any_size(team: Team, client: Client
         _artifacts(_finished(team), 10)
     _steps(big, 60)
     Creation.objects.filter(runs__in=[small, big]).update(visibility=Visibility.PUBLIC)
+    for run in Run.objects.filter(status=RunStatus.SUCCEEDED):
+        UsageRecordFactory.create(run=run)  # what ending each run wrote: the usage page's rows
     client.force_login(team.member)
     gallery = reverse("workspace_gallery", args=[team.workspace.slug])
     client.get(gallery)  # warm what a running server has warm
     pages = {
         "dashboard": reverse("workspace_dashboard", args=[team.workspace.slug]),
+        "usage page": reverse("workspace_usage", args=[team.workspace.slug]),
         "workspace gallery": gallery,
         "public gallery": reverse("public_gallery"),
         "creation page, short run": reverse("creation_detail", args=[small.creation_id]),
