@@ -291,6 +291,9 @@ CACHES = {
     },
 }
 RATELIMIT_USE_CACHE = "ratelimit"
+# A count the cache could not give (a key expiring between django-ratelimit's ADD and INCR) lets
+# the request through rather than refusing it; an unreachable Redis does too (workspaces/rate_limits.py).
+RATELIMIT_FAIL_OPEN = True
 RATE_LIMIT_SIGNUPS_PER_MINUTE = env.int("RATE_LIMIT_SIGNUPS_PER_MINUTE", default=5, validate=Range(min=1))
 RATE_LIMIT_SUBMISSIONS_PER_MINUTE = env.int("RATE_LIMIT_SUBMISSIONS_PER_MINUTE", default=10, validate=Range(min=1))
 RATE_LIMIT_SUBMISSIONS_PER_ADDRESS_PER_MINUTE = env.int(
