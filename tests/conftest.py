@@ -2,6 +2,7 @@
 
 from collections.abc import Iterator
 from typing import Any
+from uuid import uuid4
 
 import pytest
 
@@ -48,6 +49,15 @@ def _run_events_match_their_schema(settings: Any) -> None:
     development (the stack's processes get the same in PROCESS_ENV). A fixture, not
     test settings: those change only what makes tests fast."""
     settings.RUN_EVENT_SCHEMA_STRICT = True
+
+
+@pytest.fixture(autouse=True)
+def _rate_limits_counted_per_test(settings: Any) -> None:
+    """Each test counts its own sign-ups and submissions, under a key prefix of its own in the
+    rate-limit cache: the limits stay on, but neither the tests before it nor another suite
+    running on the same machine (one Redis, one client address) can push it past one."""
+    caches = settings.CACHES
+    settings.CACHES = {**caches, "ratelimit": {**caches["ratelimit"], "KEY_PREFIX": f"test-{uuid4().hex}"}}
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:

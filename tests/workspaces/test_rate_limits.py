@@ -1,11 +1,18 @@
 """Sign-ups and submissions are limited per person and per address per
 minute, counted in a real Redis; past a limit the page says so with 429 and
-keeps what was typed. With the counter's Redis away, nobody is locked out."""
+keeps what was typed. With the counter's Redis away, nobody is locked out.
+
+django-ratelimit counts in fixed windows of a minute; the tests hold its clock
+still, so a window never ends half-way through a test (and move it on to show
+that the next minute starts afresh)."""
 
 from __future__ import annotations
 
+import time
+from types import SimpleNamespace
 from typing import Any
 
+import django_ratelimit.core
 import pytest
 from django.test import Client
 from django.urls import reverse
@@ -15,6 +22,14 @@ from tests.support import free_port
 from tests.support.fixtures.accounts import PASSWORD, Team
 
 pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(autouse=True)
+def clock(monkeypatch: pytest.MonkeyPatch) -> SimpleNamespace:
+    """django-ratelimit's clock, held at one instant until a test moves it."""
+    held = SimpleNamespace(now=float(int(time.time())))
+    monkeypatch.setattr(django_ratelimit.core, "time", SimpleNamespace(time=lambda: held.now))
+    return held
 
 
 def counting_in(settings: Any, redis_url: str) -> None:
@@ -51,6 +66,17 @@ def test_a_person_past_the_submission_limit_is_told_to_wait_and_keeps_the_brief(
     assert Creation.objects.count() == 2
     # Another person is counted on their own.
     assert submit(signed_in(team.owner, "192.0.2.11"), team, "a map").status_code == 302
+
+
+def test_the_next_minute_starts_afresh(team: Team, settings: Any, own_redis: str, clock: SimpleNamespace) -> None:
+    counting_in(settings, own_redis)
+    settings.RATE_LIMIT_SUBMISSIONS_PER_MINUTE = 1
+    member = signed_in(team.member)
+    assert [submit(member, team, f"brief {n}").status_code for n in range(2)] == [302, 429]
+
+    clock.now += 60
+
+    assert submit(member, team, "brief 2").status_code == 302
 
 
 def test_one_address_is_limited_across_people(team: Team, settings: Any, own_redis: str) -> None:
