@@ -26,6 +26,7 @@ from creations.usage.reports import (
     BY_MODEL,
     BY_PERSON,
     CSV_HEADER,
+    FIRST_YEAR,
     OTHERS,
     DailyUsage,
     Month,
@@ -174,7 +175,9 @@ def workspace_usage(request: HttpRequest, slug: str) -> HttpResponse:
             if sees_shares
             else []
         ),
-        "previous_url": _page_url(workspace, month.previous, by),
+        "previous_url": _page_url(workspace, month.previous, by)
+        if month.start.year > FIRST_YEAR or month.start.month > 1
+        else None,
         "next_url": None if current else _page_url(workspace, month.following, by),
         "by_person_url": _page_url(workspace, month, BY_PERSON),
         "by_model_url": _page_url(workspace, month, BY_MODEL),

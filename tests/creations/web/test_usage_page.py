@@ -186,6 +186,7 @@ def test_a_past_month_links_both_ways_and_this_month_only_back(march_spending: T
     assert "?month=2025-04&amp;by=person" in html
     current = page(client, march_spending, None)
     assert current.context["next_url"] is None
+    assert page(client, march_spending, None, month="2000-01").context["previous_url"] is None
 
 
 # --- this month against the quotas ---------------------------------------------------------
