@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import ipaddress
 import socket
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
@@ -150,19 +150,53 @@ def refused_in_chain(error: BaseException) -> EndpointAddressRefused | None:
     return find_cause(error, EndpointAddressRefused)
 
 
-def guarded_transport(*, allow_private: bool, limits: httpx2.Limits) -> httpx2.HTTPTransport:
-    """An HTTP transport whose every connection goes through `GuardedNetworkBackend`.
+# The most one reply of a model endpoint may carry, read as it arrives. A model's
+# streamed answer of a few thousand tokens is kilobytes; an endpoint that sends
+# more is broken or hostile, and the web and worker processes must not hold it.
+REPLY_MAX_BYTES = 32 * 1024 * 1024
+
+
+class EndpointReplyTooLarge(httpx2.ReadError):
+    """The endpoint's reply passed REPLY_MAX_BYTES; reading stopped there."""
+
+
+class _CappedStream(httpx2.SyncByteStream):
+    def __init__(self, stream: httpx2.SyncByteStream) -> None:
+        self._stream = stream
+
+    def __iter__(self) -> Iterator[bytes]:
+        limit, seen = REPLY_MAX_BYTES, 0
+        for chunk in self._stream:
+            seen += len(chunk)
+            if seen > limit:
+                raise EndpointReplyTooLarge(f"the endpoint's reply passed {limit // (1024 * 1024)} MiB")
+            yield chunk
+
+    def close(self) -> None:
+        self._stream.close()
+
+
+class GuardedTransport(httpx2.HTTPTransport):
+    """Every connection through `GuardedNetworkBackend`, every reply read at most
+    REPLY_MAX_BYTES (error bodies included, which the `openai` package reads whole).
 
     httpx builds its connection pool without a way to pass a network backend,
     so the pool is replaced by an equal one that has it. A transport given to
     the client also turns off proxies from the environment: behind a proxy the
     address connected to would be the proxy's, and the rules would check nothing."""
-    transport = httpx2.HTTPTransport(limits=limits)
-    transport._pool = httpcore2.ConnectionPool(
-        ssl_context=httpx2.create_ssl_context(),
-        max_connections=limits.max_connections,
-        max_keepalive_connections=limits.max_keepalive_connections,
-        keepalive_expiry=limits.keepalive_expiry,
-        network_backend=GuardedNetworkBackend(allow_private=allow_private),
-    )
-    return transport
+
+    def __init__(self, *, allow_private: bool, limits: httpx2.Limits) -> None:
+        super().__init__(limits=limits)
+        self._pool = httpcore2.ConnectionPool(
+            ssl_context=httpx2.create_ssl_context(),
+            max_connections=limits.max_connections,
+            max_keepalive_connections=limits.max_keepalive_connections,
+            keepalive_expiry=limits.keepalive_expiry,
+            network_backend=GuardedNetworkBackend(allow_private=allow_private),
+        )
+
+    def handle_request(self, request: httpx2.Request) -> httpx2.Response:
+        response = super().handle_request(request)
+        assert isinstance(response.stream, httpx2.SyncByteStream)
+        response.stream = _CappedStream(response.stream)
+        return response

@@ -20,6 +20,7 @@ import openai
 
 from sandboxes.agent.endpoint_addresses import (
     EndpointAddressRefused,
+    EndpointReplyTooLarge,
     check_base_url_host,
     find_cause,
     refused_in_chain,
@@ -160,6 +161,8 @@ def _connection_verdict(error: Exception, where: str) -> Verdict:
     refused = refused_in_chain(error)
     if refused is not None:
         return Verdict("refused_address", f"Not tested: {refused}")
+    if find_cause(error, EndpointReplyTooLarge) is not None:
+        return Verdict("rejected", f"{where} sent a reply far larger than any model's; reading stopped.")
     if isinstance(error, openai.APITimeoutError) or find_cause(error, httpx2.TimeoutException) is not None:
         return Verdict("timeout", f"{where} did not answer in time. Check that the server is up and not overloaded.")
     if find_cause(error, ssl.SSLError) is not None:

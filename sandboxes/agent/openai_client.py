@@ -22,7 +22,7 @@ import httpx2
 import openai
 from openai.types.chat import ChatCompletion, ChatCompletionChunk
 
-from sandboxes.agent.endpoint_addresses import guarded_transport, refused_in_chain
+from sandboxes.agent.endpoint_addresses import EndpointReplyTooLarge, GuardedTransport, find_cause, refused_in_chain
 from sandboxes.agent.model import (
     ContextOverflowError,
     ModelCancelled,
@@ -73,7 +73,7 @@ def shared_http_client(*, allow_private: bool) -> httpx2.Client:
             client = openai.DefaultHttpx2Client(
                 cookies=no_cookies,
                 limits=CONNECTION_LIMITS,
-                transport=guarded_transport(allow_private=allow_private, limits=CONNECTION_LIMITS),
+                transport=GuardedTransport(allow_private=allow_private, limits=CONNECTION_LIMITS),
             )
             shared = _shared_http[allow_private] = (os.getpid(), client)
         return shared[1]
@@ -185,6 +185,9 @@ class OpenAIModelClient:
             refused = refused_in_chain(error)
             if refused is not None:
                 raise ModelError(f"The model endpoint's address is not allowed: {refused}") from None
+            too_large = find_cause(error, EndpointReplyTooLarge)
+            if too_large is not None:
+                raise ModelError(f"The model endpoint's reply was not read: {too_large}.") from None
             raise _Retryable(_describe_connection_error(error)) from None
         except openai.APIError:  # an error event inside the stream; its text is the endpoint's, not shown
             raise _Retryable("the endpoint reported an error in the middle of its reply") from None

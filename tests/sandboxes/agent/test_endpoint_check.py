@@ -190,3 +190,44 @@ def test_the_check_runs_concurrently_without_sharing_state(keyed_model: Scripted
         thread.join()
 
     assert sorted(v.code for v in verdicts) == ["works", "works", "wrong_key", "wrong_key"]
+
+
+@pytest.fixture
+def endless_models_list() -> Iterator[str]:
+    """An endpoint whose model list never ends (a broken or hostile server)."""
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    class Endless(BaseHTTPRequestHandler):
+        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base class names it so
+            return
+
+        def do_GET(self) -> None:
+            self.send_response(200)
+            self.send_header("content-type", "application/json")
+            self.end_headers()
+            self.wfile.write(b'{"object": "list", "data": [')
+            try:
+                while True:
+                    self.wfile.write(b'{"id": "model", "object": "model"},' * 1000)
+            except OSError:  # the client stopped reading
+                return
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Endless)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/v1"
+    server.shutdown()
+    server.server_close()
+
+
+def test_a_reply_without_end_is_read_only_up_to_the_cap(
+    endless_models_list: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from sandboxes.agent import endpoint_addresses
+
+    monkeypatch.setattr(endpoint_addresses, "REPLY_MAX_BYTES", 256 * 1024)
+
+    verdict = check(endless_models_list, timeout=30)
+
+    assert verdict.code == "rejected"
+    assert "reading stopped" in verdict.message
