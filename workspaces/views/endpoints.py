@@ -2,10 +2,12 @@
 and admins adding, editing, testing, switching off and deleting them."""
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.contrib.auth.models import User
 from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
@@ -119,45 +121,49 @@ def endpoint_edit(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     return _render_form(request, membership, form, endpoint)
 
 
-@login_required
-@require_POST
-def endpoint_test_view(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
+def _act_on_endpoint(
+    request: HttpRequest, slug: str, pk: int, act: Callable[[ModelEndpoint, User], tuple[bool, str]]
+) -> HttpResponse:
+    """A Models page button: run the service, say what happened, back to the list."""
     membership = _manager_or_403(slug, request)
     endpoint = _endpoint_or_404(membership, pk)
     try:
-        verdict = endpoint_test_connection(endpoint=endpoint, actor=request.user)  # type: ignore[arg-type]
+        succeeded, said = act(endpoint, request.user)  # type: ignore[arg-type]
     except WorkspaceRuleError as error:
         messages.error(request, str(error))
     else:
-        (messages.success if verdict.works else messages.error)(request, f"{endpoint.name}: {verdict.message}")
+        (messages.success if succeeded else messages.error)(request, said)
     return redirect("workspace_endpoints", slug=slug)
+
+
+@login_required
+@require_POST
+def endpoint_test_view(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
+    def test(endpoint: ModelEndpoint, actor: User) -> tuple[bool, str]:
+        verdict = endpoint_test_connection(endpoint=endpoint, actor=actor)
+        return verdict.works, f"{endpoint.name}: {verdict.message}"
+
+    return _act_on_endpoint(request, slug, pk, test)
 
 
 @login_required
 @require_POST
 def endpoint_enabled_view(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
-    membership = _manager_or_403(slug, request)
-    endpoint = _endpoint_or_404(membership, pk)
     enabled = request.POST.get("enabled") == "1"
-    try:
-        endpoint_set_enabled(endpoint=endpoint, actor=request.user, enabled=enabled)  # type: ignore[arg-type]
-    except WorkspaceRuleError as error:
-        messages.error(request, str(error))
-    else:
+
+    def switch(endpoint: ModelEndpoint, actor: User) -> tuple[bool, str]:
+        endpoint_set_enabled(endpoint=endpoint, actor=actor, enabled=enabled)
         now = "is back in the model picker" if enabled else "is switched off: it left the model picker"
-        messages.success(request, f"{endpoint.name} {now}.")
-    return redirect("workspace_endpoints", slug=slug)
+        return True, f"{endpoint.name} {now}."
+
+    return _act_on_endpoint(request, slug, pk, switch)
 
 
 @login_required
 @require_POST
 def endpoint_delete_view(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
-    membership = _manager_or_403(slug, request)
-    endpoint = _endpoint_or_404(membership, pk)
-    try:
-        endpoint_delete(endpoint=endpoint, actor=request.user)  # type: ignore[arg-type]
-    except WorkspaceRuleError as error:
-        messages.error(request, str(error))
-    else:
-        messages.success(request, f"{endpoint.name} was deleted, and its key with it.")
-    return redirect("workspace_endpoints", slug=slug)
+    def delete(endpoint: ModelEndpoint, actor: User) -> tuple[bool, str]:
+        endpoint_delete(endpoint=endpoint, actor=actor)
+        return True, f"{endpoint.name} was deleted, and its key with it."
+
+    return _act_on_endpoint(request, slug, pk, delete)
