@@ -1,4 +1,4 @@
-"""What each role gets from every URL the platform serves, and from a run's live stream.
+"""What each role gets from every URL the platform serves (the live stream: test_role_matrix_websocket.py).
 
 The URLs come from the URLconf itself (tests.support.urlconf), so a new view with
 no row below fails `test_every_url_has_a_row_in_the_matrix` until someone writes
@@ -12,7 +12,8 @@ to login), "not found" (404: the platform hides what you may not see), "forbidde
 did not; either way the row's `changed` check confirms it in the database.
 
 The world each case starts from, and how URL arguments address its objects, are in
-tests.support.role_world.
+tests.support.role_world; the outcomes and the per-role rules the rows use, in
+tests.support.role_outcomes.
 """
 
 from __future__ import annotations
@@ -26,11 +27,30 @@ import pytest
 from django.contrib.auth.models import User
 from django.test import Client
 from django.urls import Resolver404, resolve, reverse
-from websockets.exceptions import InvalidStatus
 
 from creations.models import Creation
 from tests.support.fixtures.accounts import PASSWORD
-from tests.support.fixtures.runs import AtelierServer
+from tests.support.role_outcomes import (
+    FORBIDDEN,
+    NOT_ALLOWED,
+    OK,
+    Outcome,
+    Rule,
+    anyone,
+    cancel,
+    creation_page,
+    delete_creation,
+    done,
+    members,
+    public_list,
+    redirect,
+    refused,
+    signed_in,
+    start_from_creation,
+    usage_export,
+    usage_list,
+    workspace_list,
+)
 from tests.support.role_world import (
     ANONYMOUS,
     CREATORS,
@@ -38,18 +58,15 @@ from tests.support.role_world import (
     MEMBERS,
     OUTSIDER,
     OWNER,
-    PUBLIC,
     ROLES,
     TITLE,
-    VIEWER,
     VISIBILITIES,
     WORKSPACE,
     World,
     build_world,
     url_kwargs,
 )
-from tests.support.urlconf import Route, http_routes, served_urlconfs, websocket_routes
-from tests.support.wsclient import open_stream, read_events
+from tests.support.urlconf import Route, http_routes, served_urlconfs
 from workspaces.models import Invitation, Membership, ModelEndpoint, Role, Workspace
 
 pytestmark = pytest.mark.filterwarnings("ignore:StreamingHttpResponse must consume")
@@ -61,138 +78,6 @@ NOT_IN_THE_MATRIX = {
 }
 
 GET, POST = "GET", "POST"
-
-
-# --- what a person notices ----------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Outcome:
-    status: int
-    to: str | None = None  # where a redirect goes: a URL name ("login" for the login page)
-    changed: bool = False  # the row's change took place
-    listed: bool | None = None  # a list page shows the creation (None: not a list page)
-
-    def __str__(self) -> str:
-        listing = {True: "listing it", False: "not listing it", None: ""}[self.listed]
-        parts = (str(self.status), f"→ {self.to}" if self.to else "", "changed" if self.changed else "", listing)
-        return " ".join(part for part in parts if part)
-
-
-OK = Outcome(200)
-LOGIN = Outcome(302, to="login")
-NOT_FOUND = Outcome(404)
-FORBIDDEN = Outcome(403)
-NOT_ALLOWED = Outcome(405)
-LISTED = Outcome(200, listed=True)
-UNLISTED = Outcome(200, listed=False)
-
-
-def done(status: int = 302, to: str | None = None) -> Outcome:
-    return Outcome(status, to=to, changed=True)
-
-
-def refused(status: int, to: str | None = None) -> Outcome:
-    """Turned down with a message on the page (or on the page redirected to); nothing changes."""
-    return Outcome(status, to=to)
-
-
-def redirect(to: str) -> Outcome:
-    return Outcome(302, to=to)
-
-
-Rule = Callable[[str, str], Outcome]  # (role, visibility) → outcome
-
-# --- rules for pages of the workspace (the creation's visibility does not matter) ---
-
-
-def anyone(outcome: Outcome) -> Rule:
-    return lambda who, visibility: outcome
-
-
-def signed_in(outcome: Outcome) -> Rule:
-    return lambda who, visibility: LOGIN if who == ANONYMOUS else outcome
-
-
-def members(allowed: set[str], outcome: Outcome, otherwise: Outcome | None = None) -> Rule:
-    """A workspace page: signed out, log in first; outsiders are told it does not exist; the `allowed`
-    roles get `outcome`, the other members `otherwise`."""
-
-    def rule(who: str, visibility: str) -> Outcome:
-        if who == ANONYMOUS:
-            return LOGIN
-        if who == OUTSIDER:
-            return NOT_FOUND
-        if who in allowed:
-            return outcome
-        assert otherwise is not None, f"{who} is a member: say what they get"
-        return otherwise
-
-    return rule
-
-
-# --- rules for a creation's pages (creations.access) ---
-
-
-def sees(who: str, visibility: str) -> bool:
-    """creations.access.creation_visible, for a creation someone else wrote."""
-    return visibility == PUBLIC or (visibility == WORKSPACE and who in MEMBERS)
-
-
-def creation_page(who: str, visibility: str) -> Outcome:
-    return OK if sees(who, visibility) else NOT_FOUND  # not behind login: public ones are for anyone
-
-
-def workspace_list(who: str, visibility: str) -> Outcome:
-    return members(MEMBERS, LISTED if sees(who, visibility) else UNLISTED)(who, visibility)
-
-
-def usage_list(who: str, visibility: str) -> Outcome:
-    """The usage page: viewers see totals only, so no creation is named to them; the others see the
-    costliest creations, each named only to those who see it."""
-    if who == VIEWER:
-        return UNLISTED
-    return workspace_list(who, visibility)
-
-
-def usage_export(who: str, visibility: str) -> Outcome:
-    """The CSV export lists each person's runs: not for viewers; titles only for those who see them."""
-    return FORBIDDEN if who == VIEWER else workspace_list(who, visibility)
-
-
-def public_list(who: str, visibility: str) -> Outcome:
-    return LISTED if visibility == PUBLIC else UNLISTED
-
-
-def start_from_creation(who: str, visibility: str) -> Outcome:
-    """Run again or fork: for those who see it and may start runs in its workspace; the others who
-    see it are sent back to it with a message."""
-    if who == ANONYMOUS:
-        return LOGIN
-    if not sees(who, visibility):
-        return NOT_FOUND
-    return done(to="run_detail") if who in CREATORS else refused(302, to="creation_detail")
-
-
-def cancel(who: str, visibility: str) -> Outcome:
-    """Owners and admins may cancel any run of their workspace, a private creation's too (this run has
-    finished, so nothing changes); members only the runs they started, and this one is the author's."""
-    if who == ANONYMOUS:
-        return LOGIN
-    if who in MANAGERS:
-        # A private creation's run page stays its author's: they are sent to the dashboard instead.
-        return redirect("run_detail" if sees(who, visibility) else "workspace_dashboard")
-    return FORBIDDEN if sees(who, visibility) else NOT_FOUND
-
-
-def delete_creation(who: str, visibility: str) -> Outcome:
-    """Its author (not one of the roles here) or the workspace's owners and admins, a private creation's
-    too (they land on the dashboard, as after any delete); the others who see it are refused."""
-    if who == ANONYMOUS:
-        return LOGIN
-    if who in MANAGERS:
-        return done(to="workspace_dashboard")
-    return refused(403) if sees(who, visibility) else NOT_FOUND
 
 
 Effect = Callable[[World, User | None], bool]
@@ -478,33 +363,3 @@ def test_role_matrix(case: Case, client: Client, request: pytest.FixtureRequest)
     )
     on = f" on a {case.visibility} creation" if case.row.per_creation else ""
     assert got == expected, f"{case.who} {case.method} {url}{on}: expected {expected}, got {got}"
-
-
-# --- the websocket ------------------------------------------------------------------------
-
-STREAM_ROUTE = "ws/runs/<int:run_id>/"
-
-
-def test_every_websocket_route_is_in_the_matrix() -> None:
-    routes = sorted(r.route for r in websocket_routes())
-    assert routes == [STREAM_ROUTE], f"websocket routes changed; give each a role test here: {routes}"
-
-
-@pytest.mark.services
-@pytest.mark.django_db(transaction=True)
-@pytest.mark.parametrize("visibility", VISIBILITIES)
-@pytest.mark.parametrize("who", ROLES)
-def test_the_live_stream_is_for_those_who_see_the_creation(run_stack: AtelierServer, who: str, visibility: str) -> None:
-    world = build_world(visibility)
-    actor = world.people.get(who)
-    cookie = run_stack.cookie_for(actor) if actor is not None else None
-    if not sees(who, visibility):
-        with pytest.raises(InvalidStatus) as refused_at_handshake:
-            open_stream(run_stack, world.run.pk, cookie=cookie)
-        assert refused_at_handshake.value.response.status_code == 403
-        return
-    with open_stream(run_stack, world.run.pk, cookie=cookie) as ws:
-        events, closed = read_events(ws, timeout=10)
-    assert [e["seq"] for e in events] == list(range(1, world.run.last_seq + 1))
-    assert events[-1]["payload"]["final"] is True
-    assert closed, "the stream of a finished run ends after its final event"

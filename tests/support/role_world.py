@@ -139,3 +139,8 @@ def url_kwargs(route: Route, world: World, *, actor: User | None, target: str) -
             pytest.fail(f"{route.route}: no value for <{name}> (after {segment!r}/); add it to ARGUMENTS.")
         values[name] = argument(world, actor, target)
     return values
+
+
+def sees(who: str, visibility: str) -> bool:
+    """creations.access.creation_visible, for a creation someone else wrote."""
+    return visibility == PUBLIC or (visibility == WORKSPACE and who in MEMBERS)
