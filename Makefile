@@ -71,6 +71,7 @@ bench: venv system-test sandbox-image bench-reference
 	DATABASE_URL=$(TEST_DATABASE_URL) $(PY) bench/admission.py
 	DATABASE_URL=$(TEST_DATABASE_URL) $(PY) bench/pages.py
 	DATABASE_URL=$(TEST_DATABASE_URL) $(PY) bench/hostile.py
+	DATABASE_URL=$(TEST_DATABASE_URL) $(PY) bench/endpoint_transport.py
 
 clean:
 	rm -rf $(VENV) var .mypy_cache .ruff_cache .pytest_cache
