@@ -54,6 +54,8 @@ INSTALLED_APPS = [
     "workspaces",
     "sandboxes",
     "creations",
+    "ninja",
+    "api",
 ]
 
 MIDDLEWARE = [
@@ -299,6 +301,10 @@ RATE_LIMIT_SUBMISSIONS_PER_MINUTE = env.int("RATE_LIMIT_SUBMISSIONS_PER_MINUTE",
 RATE_LIMIT_SUBMISSIONS_PER_ADDRESS_PER_MINUTE = env.int(
     "RATE_LIMIT_SUBMISSIONS_PER_ADDRESS_PER_MINUTE", default=30, validate=Range(min=1)
 )
+# API requests per token (or signed-in browser) and minute; past it: 429 with Retry-After (api/throttling.py).
+API_RATE_LIMIT_PER_MINUTE = env.int("API_RATE_LIMIT_PER_MINUTE", default=240, validate=Range(min=1))
+NINJA_PAGINATION_PER_PAGE = 50
+NINJA_MAX_PER_PAGE_SIZE = 200
 
 # --- Quotas ---
 # What a new workspace may use; staff change them per workspace in the admin.

@@ -6,6 +6,7 @@ from config.health import healthz
 urlpatterns = [
     path("healthz", healthz, name="healthz"),
     path("admin/", admin.site.urls),
+    path("", include("api.urls")),
     path("", include("workspaces.urls")),
     path("accounts/", include("django.contrib.auth.urls")),
     path("", include("creations.urls")),

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-PACKAGES = ("config", "creations", "sandboxes", "workspaces")
+PACKAGES = ("config", "creations", "sandboxes", "workspaces", "api", "atelier_cli")
 LINT_IMPORTS = str(Path(sys.executable).parent / "lint-imports")
 
 

@@ -1,0 +1,59 @@
+"""The public API, version 1, at /api/v1/: typed operations whose OpenAPI schema
+django-ninja generates from the code (/api/v1/openapi.json, browsable at /api/v1/docs).
+
+Every operation answers errors as problem details (api/problems.py); the schema
+says so for each of them, so a client generated from it knows the error shape.
+Permission rules are never decided here: each operation asks the same service or
+access check the web pages ask.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ninja import NinjaAPI
+
+from api.auth import READ
+from api.endpoints.workspaces import router as workspaces_router
+from api.problems import MEDIA_TYPE, TITLES, Problem, install_problem_handlers
+from api.throttling import PerCallerRateLimit
+
+# Answers any operation may give besides its own.
+COMMON_PROBLEMS = (401, 403, 404, 422, 429)
+
+
+class AtelierAPI(NinjaAPI):
+    def get_openapi_schema(self, *args: Any, **kwargs: Any) -> Any:
+        schema = super().get_openapi_schema(*args, **kwargs)
+        components = schema.setdefault("components", {}).setdefault("schemas", {})
+        problem_schema = Problem.model_json_schema(ref_template="#/components/schemas/{model}")
+        components.update(problem_schema.pop("$defs", {}))
+        components["Problem"] = problem_schema
+        problem_content = {MEDIA_TYPE: {"schema": {"$ref": "#/components/schemas/Problem"}}}
+        for path in schema["paths"].values():
+            for operation in path.values():
+                declared = operation.get("responses", {})
+                responses: dict[str, Any] = {str(code): answer for code, answer in declared.items()}
+                for problem_status in COMMON_PROBLEMS:
+                    responses.setdefault(str(problem_status), {"description": TITLES[problem_status]})
+                for code, response in responses.items():
+                    if code.isdigit() and int(code) >= 400:
+                        response["content"] = problem_content
+                operation["responses"] = responses
+        return schema
+
+
+api = AtelierAPI(
+    title="Atelier API",
+    version="1",
+    description=(
+        "Give a language model a computer and get real things back, from a script. "
+        "Authenticate with a personal access token: `Authorization: Bearer atl_…` "
+        "(made on your Access tokens page)."
+    ),
+    urls_namespace="api-v1",
+    auth=READ,
+    throttle=[PerCallerRateLimit()],
+)
+install_problem_handlers(api)
+api.add_router("/workspaces", workspaces_router)

@@ -1,0 +1,1 @@
+"""The `atelier` command: Atelier from a terminal, over its HTTP API."""
