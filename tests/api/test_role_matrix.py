@@ -1,0 +1,182 @@
+"""What each role gets from every API operation, with a personal access token
+(the browser's matrix: tests/config/test_role_matrix.py).
+
+The operations come from the API's own OpenAPI schema, so a new operation with no
+row below fails `test_every_operation_has_a_row` until someone writes down who may
+call it. Each row says what each role gets, on the role matrix's world (a workspace
+with one creation that is public, workspace-visible or private, written by another
+member: tests.support.role_world): a status code, whether a list names the world's
+creation or workspace, and, for a write, whether the change took place. Write
+operations are also tried with a read-only token of someone who could otherwise
+write: refused (403), nothing changed.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+from django.contrib.auth.models import User
+
+from api.v1 import api
+from tests.support.api import ApiClient, token_for
+from tests.support.role_world import (
+    ANONYMOUS,
+    MEMBERS,
+    OUTSIDER,
+    ROLES,
+    VISIBILITIES,
+    WORKSPACE,
+    World,
+    build_world,
+)
+
+GET, POST = "get", "post"
+
+
+@dataclass(frozen=True)
+class Answer:
+    status: int
+    listed: bool | None = None  # a list names the row's mark (None: not a list)
+    changed: bool = False
+
+    def __str__(self) -> str:
+        listing = {True: " listing it", False: " not listing it", None: ""}[self.listed]
+        return f"{self.status}{listing}{' changed' if self.changed else ''}"
+
+
+UNAUTHORIZED, NOT_FOUND, FORBIDDEN = Answer(401), Answer(404), Answer(403)
+Rule = Callable[[str, str], Answer]  # (role, visibility) → answer
+Effect = Callable[[World], bool]
+
+
+def members_only(answer: Answer) -> Rule:
+    """A workspace's operation: outsiders are told it does not exist."""
+
+    def rule(who: str, visibility: str) -> Answer:
+        if who == ANONYMOUS:
+            return UNAUTHORIZED
+        return answer if who in MEMBERS else NOT_FOUND
+
+    return rule
+
+
+def listing_for_members(who: str, visibility: str) -> Answer:
+    if who == ANONYMOUS:
+        return UNAUTHORIZED
+    return Answer(200, listed=who in MEMBERS)
+
+
+@dataclass(frozen=True)
+class Row:
+    method: str
+    path: str  # as the schema names it
+    expect: Rule
+    body: dict[str, Any] | None = None
+    writes: bool = False  # needs a token with the write scope
+    changed: Effect | None = None
+    per_creation: bool = False  # the answer depends on the creation's visibility
+    mark: Callable[[World], str] = field(default=lambda world: world.workspace.slug)
+
+    @property
+    def id(self) -> str:
+        return f"{self.method.upper()} {self.path}"
+
+
+ROWS = [
+    Row(GET, "/api/v1/workspaces", listing_for_members),
+    Row(GET, "/api/v1/workspaces/{slug}", members_only(Answer(200))),
+]
+
+
+# --- addressing the world's objects ---------------------------------------------------------
+
+ARGUMENTS: dict[tuple[str, str] | str, Callable[[World], Any]] = {
+    ("runs", "id"): lambda w: w.run.pk,
+    ("artifacts", "id"): lambda w: w.artifact.pk,
+    "slug": lambda w: w.workspace.slug,
+}
+
+
+def _url(row: Row, world: World) -> str:
+    def value(match: re.Match[str]) -> str:
+        segment, name = match.group(1), match.group(2)
+        argument = ARGUMENTS.get((segment, name)) or ARGUMENTS.get(name)
+        if argument is None:
+            pytest.fail(f"{row.path}: no value for {{{name}}} (after {segment!r}/); add it to ARGUMENTS.")
+        return f"{segment}/{argument(world)}"
+
+    return re.sub(r"([^/{}]*)/\{(\w+)\}", value, row.path)
+
+
+def _schema_operations() -> set[tuple[str, str]]:
+    paths = api.get_openapi_schema()["paths"]
+    return {(method, path) for path, operations in paths.items() for method in operations}
+
+
+def test_every_operation_has_a_row() -> None:
+    operations = _schema_operations()
+    rows = {(row.method, row.path) for row in ROWS}
+    missing = sorted(f"{m.upper()} {p}" for m, p in operations - rows)
+    assert not missing, f"no row says who may call these operations; add one each: {missing}"
+    stale = sorted(f"{m.upper()} {p}" for m, p in rows - operations)
+    assert not stale, f"rows name operations the API no longer has: {stale}"
+
+
+@dataclass(frozen=True)
+class Case:
+    row: Row
+    who: str
+    visibility: str
+    read_token: bool = False
+
+    @property
+    def expected(self) -> Answer:
+        answer = self.row.expect(self.who, self.visibility)
+        if self.read_token and 200 <= answer.status < 300:
+            return FORBIDDEN  # could write, but not with this token
+        return answer
+
+    @property
+    def id(self) -> str:
+        on = f"-{self.visibility}" if self.row.per_creation else ""
+        token = "-read-token" if self.read_token else ""
+        return f"{self.row.id}-{self.who}{on}{token}"
+
+
+def _cases() -> list[Any]:
+    cases = []
+    for row in ROWS:
+        for visibility in VISIBILITIES if row.per_creation else (WORKSPACE,):
+            for who in ROLES:
+                cases.append(Case(row, who, visibility))
+                if row.writes and who not in (ANONYMOUS, OUTSIDER):
+                    cases.append(Case(row, who, visibility, read_token=True))
+    return [pytest.param(case, id=case.id) for case in cases]
+
+
+def _client(actor: User | None, *, read_token: bool) -> ApiClient:
+    if actor is None:
+        return ApiClient(None)
+    return ApiClient(token_for(actor, scope="read" if read_token else "write"))
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("case", _cases())
+def test_api_role_matrix(case: Case, settings: Any) -> None:
+    settings.API_RATE_LIMIT_PER_MINUTE = 10_000
+    world = build_world(case.visibility)
+    client = _client(world.people.get(case.who), read_token=case.read_token)
+    url = _url(case.row, world)
+    response = client.post(url, case.row.body or {}) if case.row.method == POST else client.get(url)
+    body = b"".join(response) if response.streaming else response.content
+    expected = case.expected
+    got = Answer(
+        response.status_code,
+        listed=case.row.mark(world).encode() in body if expected.listed is not None else None,
+        changed=case.row.changed(world) if case.row.changed else False,
+    )
+    assert got == expected, f"{case.id}: expected {expected}, got {got}: {body[:300]!r}"
