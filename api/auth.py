@@ -45,12 +45,17 @@ class PersonalTokenAuth(HttpBearer):
 
 
 class BrowserSessionAuth(SessionAuth):
-    """The signed-in browser (the API's docs page, scripts in the person's own tabs)."""
+    """The signed-in browser (the API's docs page, scripts in the person's own tabs).
+    Its writes need Django's CSRF token; a request with no session at all is not
+    refused for CSRF but told to authenticate (401)."""
+
+    def __call__(self, request: HttpRequest) -> Any:
+        if not request.user.is_authenticated:
+            return None
+        return super().__call__(request)
 
     def authenticate(self, request: HttpRequest, key: str | None) -> Any:
-        if request.user.is_authenticated:
-            return request.user
-        return None
+        return request.user if request.user.is_authenticated else None
 
 
 READ = [PersonalTokenAuth(write=False), BrowserSessionAuth()]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import uuid
+
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
@@ -65,3 +67,24 @@ class IdempotentRequest(models.Model):
 
     def __str__(self) -> str:
         return f"{self.key} → run {self.run_id}"
+
+
+def staged_upload_to(instance: StagedInput, filename: str) -> str:
+    return f"staged-inputs/{instance.workspace_id}/{uuid.uuid4().hex}"
+
+
+class StagedInput(models.Model):
+    """A file uploaded through the API before the run that uses it is created
+    (`input_ids`). Creating the run moves it into the creation's inputs; one that
+    no run takes expires (api/inputs.py)."""
+
+    workspace = models.ForeignKey("workspaces.Workspace", on_delete=models.CASCADE, related_name="+")
+    uploaded_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    name = models.CharField(max_length=255)
+    file = models.FileField(upload_to=staged_upload_to, max_length=300)
+    size = models.PositiveBigIntegerField()
+    content_type = models.CharField(max_length=100, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+
+    def __str__(self) -> str:
+        return self.name

@@ -93,8 +93,16 @@ def _from_authentication(request: HttpRequest, exc: AuthenticationError, api: Ni
 
 
 def _from_throttled(request: HttpRequest, exc: Throttled, api: NinjaAPI) -> HttpResponse:
-    wait = f" Wait {int(exc.wait) + 1} seconds and try again." if exc.wait else " Wait a minute and try again."
-    return problem_response(request, api, status=429, detail="Too many requests with this token." + wait)
+    if str(exc) != "Too many requests.":  # a limit that says itself what to do
+        detail = str(exc)
+    elif exc.wait:
+        detail = f"Too many requests with this token. Wait {int(exc.wait)} seconds and try again."
+    else:
+        detail = "Too many requests with this token. Wait a minute and try again."
+    response = problem_response(request, api, status=429, detail=detail)
+    if exc.wait:
+        response["Retry-After"] = str(max(1, int(exc.wait)))
+    return response
 
 
 def _from_http_error(request: HttpRequest, exc: HttpError, api: NinjaAPI) -> HttpResponse:

@@ -14,6 +14,7 @@ import threading
 from django.conf import settings
 from django.http import HttpRequest
 from django_ratelimit.core import get_usage
+from ninja.errors import Throttled
 from ninja.throttling import BaseThrottle
 
 from api.auth import calling_token
@@ -52,3 +53,11 @@ class PerCallerRateLimit(BaseThrottle):
 
     def wait(self) -> float | None:
         return getattr(self._last, "wait", None)
+
+
+class SubmissionsThrottled(Throttled):
+    """Past the web's own limit on starting runs (workspaces/rate_limits.py), which the API shares."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(wait=60)
+        self.message = message

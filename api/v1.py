@@ -14,12 +14,15 @@ from typing import Any
 from ninja import NinjaAPI
 
 from api.auth import READ
+from api.endpoints.inputs import router as inputs_router
+from api.endpoints.runs import router as runs_router
+from api.endpoints.runs import workspace_router as workspace_runs_router
 from api.endpoints.workspaces import router as workspaces_router
 from api.problems import MEDIA_TYPE, TITLES, Problem, install_problem_handlers
 from api.throttling import PerCallerRateLimit
 
 # Answers any operation may give besides its own.
-COMMON_PROBLEMS = (401, 403, 404, 422, 429)
+COMMON_PROBLEMS = (400, 401, 403, 404, 422, 429)
 
 
 class AtelierAPI(NinjaAPI):
@@ -57,3 +60,6 @@ api = AtelierAPI(
 )
 install_problem_handlers(api)
 api.add_router("/workspaces", workspaces_router)
+api.add_router("/workspaces", inputs_router)
+api.add_router("/workspaces", workspace_runs_router)
+api.add_router("/runs", runs_router)

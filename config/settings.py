@@ -303,6 +303,12 @@ RATE_LIMIT_SUBMISSIONS_PER_ADDRESS_PER_MINUTE = env.int(
 )
 # API requests per token (or signed-in browser) and minute; past it: 429 with Retry-After (api/throttling.py).
 API_RATE_LIMIT_PER_MINUTE = env.int("API_RATE_LIMIT_PER_MINUTE", default=240, validate=Range(min=1))
+# Files uploaded for a run not yet created: how long they wait, and how much one person may keep waiting.
+API_STAGED_INPUT_HOURS = env.int("API_STAGED_INPUT_HOURS", default=24, validate=Range(min=1))
+API_STAGED_INPUT_MAX_BYTES = env.int(  # four runs' worth of inputs at the default RUN_INPUT_MAX_BYTES
+    "API_STAGED_INPUT_MAX_BYTES", default=400 * 1024 * 1024, validate=Range(min=1)
+)
+CELERY_BEAT_SCHEDULE["api-expire-staged-inputs"] = {"task": "api.tasks.expire_staged_inputs", "schedule": 900.0}
 NINJA_PAGINATION_PER_PAGE = 50
 NINJA_MAX_PER_PAGE_SIZE = 200
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from django.contrib.auth.models import AnonymousUser, User
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
 from django.http import Http404
 
 from creations.models import Artifact, Creation, Run, Visibility
@@ -30,6 +30,13 @@ def creation_visible(*, creation: Creation, user: AnyUser, membership: Membershi
     if creation.visibility == Visibility.PRIVATE:
         return creation.author_id == user.pk
     return True
+
+
+def visible_to_member(user: AnyUser, *, creation: str = "") -> Q:
+    """`creation_visible` as a filter, for someone who is a member of the workspaces
+    being filtered: everything but other people's private creations. `creation` is
+    the path from the filtered model to its creation ("run__creation__")."""
+    return ~Q(**{f"{creation}visibility": Visibility.PRIVATE}) | Q(**{f"{creation}author_id": user.pk})
 
 
 def can_cancel_run(*, run: Run, user: AnyUser, membership: Membership | None) -> bool:

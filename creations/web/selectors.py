@@ -8,6 +8,7 @@ from typing import Any
 from django.contrib.auth.models import AnonymousUser, User
 from django.db.models import Q
 
+from creations.access import visible_to_member
 from creations.models import ACTIVE_STATUSES, Artifact, Creation, Run, UsageRecord, Visibility
 from creations.usage.selectors import workspace_month_usage
 from workspaces.models import Workspace
@@ -31,17 +32,12 @@ def workspace_usage(*, workspace: Workspace) -> dict[str, Any]:
     }
 
 
-def _visible_in_workspace(user: User | AnonymousUser) -> Q:
-    """Workspace members see everything but other people's private creations."""
-    return ~Q(visibility=Visibility.PRIVATE) | Q(author_id=user.pk)
-
-
 def dashboard_context(*, workspace: Workspace, user: User | AnonymousUser | None = None) -> dict[str, Any]:
     runs = Run.objects.filter(creation__workspace=workspace).select_related(
         "creation", "creation__author", "started_by"
     )
     if user is not None:
-        runs = runs.filter(creation__in=Creation.objects.filter(_visible_in_workspace(user)))
+        runs = runs.filter(creation__in=Creation.objects.filter(visible_to_member(user)))
     return {
         "running_runs": list(runs.filter(status__in=ACTIVE_STATUSES)[:20]),
         "recent_runs": list(runs[:10]),
@@ -85,9 +81,7 @@ def gallery_page(
     if workspace is None:
         artifacts = artifacts.filter(run__creation__visibility=Visibility.PUBLIC)
     else:
-        artifacts = artifacts.filter(workspace=workspace).filter(
-            ~Q(run__creation__visibility=Visibility.PRIVATE) | Q(run__creation__author_id=user.pk)
-        )
+        artifacts = artifacts.filter(workspace=workspace).filter(visible_to_member(user, creation="run__creation__"))
     if kind:
         artifacts = artifacts.filter(kind=kind)
     position = _parse_cursor(older_than)

@@ -111,3 +111,23 @@ def test_the_schema_says_every_operation_answers_problems(team: Team) -> None:
 def test_a_read_token_scope_is_recorded(team: Team) -> None:
     token_for(team.member, scope=TokenScope.READ)
     assert not PersonalAccessToken.objects.get(user=team.member).can_write
+
+
+def test_a_browser_session_writes_only_with_its_csrf_token(team: Team) -> None:
+    browser = Client(enforce_csrf_checks=True)
+    browser.force_login(team.member)
+    url = f"/api/v1/workspaces/{team.workspace.slug}/runs"
+    refused = browser.post(url, {"brief": "a poster"}, content_type="application/json")
+    assert refused.status_code == 403
+    assert "CSRF" in problem(refused)["detail"]
+    browser.get("/accounts/login/")  # a page with a form sets the CSRF cookie, as in a browser
+    token = browser.cookies["csrftoken"].value
+    made = browser.post(url, {"brief": "a poster"}, content_type="application/json", headers={"X-CSRFToken": token})
+    assert made.status_code == 201
+
+
+def test_a_token_request_needs_no_csrf_token_and_makes_no_session(team: Team) -> None:
+    client = api_as(team.member)
+    response = client.post(f"/api/v1/workspaces/{team.workspace.slug}/runs", {"brief": "a poster"})
+    assert response.status_code == 201
+    assert "sessionid" not in response.cookies

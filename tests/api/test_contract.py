@@ -15,6 +15,7 @@ from django.core import signals
 from django.core.wsgi import get_wsgi_application
 from django.db import close_old_connections
 from hypothesis import HealthCheck, settings
+from schemathesis.specs.openapi.checks import positive_data_acceptance
 
 from creations.models import Run
 from tests.support.api import token_for
@@ -72,4 +73,9 @@ def _aim_at_real_objects(case: Any, world: dict[str, Any]) -> None:
 )
 def test_every_operation_keeps_to_its_schema(case: Any, world: dict[str, Any]) -> None:
     _aim_at_real_objects(case, world)
-    case.call_and_validate(headers={"Authorization": f"Bearer {world['token']}"})
+    case.call_and_validate(
+        headers={"Authorization": f"Bearer {world['token']}"},
+        # A request that fits the schema may still be refused for what it means (a blank brief,
+        # a model id or cursor that names nothing): that is a 4xx with a problem, not a defect.
+        excluded_checks=[positive_data_acceptance],
+    )

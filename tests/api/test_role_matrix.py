@@ -7,8 +7,8 @@ call it. Each row says what each role gets, on the role matrix's world (a worksp
 with one creation that is public, workspace-visible or private, written by another
 member: tests.support.role_world): a status code, whether a list names the world's
 creation or workspace, and, for a write, whether the change took place. Write
-operations are also tried with a read-only token of someone who could otherwise
-write: refused (403), nothing changed.
+operations are also tried with a read-only token: refused (403) whoever holds it,
+before anything is looked up, and nothing changed.
 """
 
 from __future__ import annotations
@@ -20,18 +20,24 @@ from typing import Any
 
 import pytest
 from django.contrib.auth.models import User
+from django.core.files.uploadedfile import SimpleUploadedFile
 
+from api.models import StagedInput
 from api.v1 import api
+from creations.models import Run
 from tests.support.api import ApiClient, token_for
 from tests.support.role_world import (
     ANONYMOUS,
+    CREATORS,
+    MANAGERS,
     MEMBERS,
-    OUTSIDER,
     ROLES,
+    TITLE,
     VISIBILITIES,
     WORKSPACE,
     World,
     build_world,
+    sees,
 )
 
 GET, POST = "get", "post"
@@ -70,12 +76,69 @@ def listing_for_members(who: str, visibility: str) -> Answer:
     return Answer(200, listed=who in MEMBERS)
 
 
+def creators_only(answer: Answer) -> Rule:
+    """A write in a workspace: viewers are refused, outsiders told it does not exist."""
+    return members_only_or(answer, otherwise=FORBIDDEN)
+
+
+def members_only_or(answer: Answer, *, otherwise: Answer) -> Rule:
+    def rule(who: str, visibility: str) -> Answer:
+        if who == ANONYMOUS:
+            return UNAUTHORIZED
+        if who not in MEMBERS:
+            return NOT_FOUND
+        return answer if who in CREATORS else otherwise
+
+    return rule
+
+
+def run_listing(who: str, visibility: str) -> Answer:
+    """Runs of one's own workspaces that one may see; a public run elsewhere is not listed."""
+    if who == ANONYMOUS:
+        return UNAUTHORIZED
+    return Answer(200, listed=who in MEMBERS and sees(who, visibility))
+
+
+def run_page(who: str, visibility: str) -> Answer:
+    if who == ANONYMOUS:
+        return UNAUTHORIZED
+    return Answer(200) if sees(who, visibility) else NOT_FOUND
+
+
+def start_from_run(who: str, visibility: str) -> Answer:
+    """Run again or fork: for those who see the run and may start runs in its workspace."""
+    if who == ANONYMOUS:
+        return UNAUTHORIZED
+    if not sees(who, visibility):
+        return NOT_FOUND
+    return Answer(201, changed=True) if who in CREATORS else FORBIDDEN
+
+
+def cancel_run(who: str, visibility: str) -> Answer:
+    """Owners and admins may cancel any run of their workspace, a private creation's too (this one has
+    ended: nothing changes); members only the runs they started (this one is the author's)."""
+    if who == ANONYMOUS:
+        return UNAUTHORIZED
+    if who in MANAGERS:
+        return Answer(202)
+    return FORBIDDEN if sees(who, visibility) else NOT_FOUND
+
+
+def _more_runs(world: World) -> bool:
+    return Run.objects.count() > 1
+
+
+def _staged(world: World) -> bool:
+    return StagedInput.objects.exists()
+
+
 @dataclass(frozen=True)
 class Row:
     method: str
     path: str  # as the schema names it
     expect: Rule
     body: dict[str, Any] | None = None
+    multipart: bool = False
     writes: bool = False  # needs a token with the write scope
     changed: Effect | None = None
     per_creation: bool = False  # the answer depends on the creation's visibility
@@ -89,13 +152,43 @@ class Row:
 ROWS = [
     Row(GET, "/api/v1/workspaces", listing_for_members),
     Row(GET, "/api/v1/workspaces/{slug}", members_only(Answer(200))),
+    Row(
+        POST,
+        "/api/v1/workspaces/{slug}/inputs",
+        creators_only(Answer(201, changed=True)),
+        body={"files": "stops.csv"},
+        multipart=True,
+        writes=True,
+        changed=_staged,
+    ),
+    Row(
+        POST,
+        "/api/v1/workspaces/{slug}/runs",
+        creators_only(Answer(201, changed=True)),
+        body={"brief": "a poster"},
+        writes=True,
+        changed=_more_runs,
+    ),
+    Row(GET, "/api/v1/runs", run_listing, per_creation=True, mark=lambda world: TITLE),
+    Row(GET, "/api/v1/runs/{run_id}", run_page, per_creation=True),
+    Row(POST, "/api/v1/runs/{run_id}/cancel", cancel_run, writes=True, per_creation=True),
+    Row(POST, "/api/v1/runs/{run_id}/rerun", start_from_run, writes=True, per_creation=True, changed=_more_runs),
+    Row(
+        POST,
+        "/api/v1/runs/{run_id}/fork",
+        start_from_run,
+        body={"brief": "the same, in blue"},
+        writes=True,
+        per_creation=True,
+        changed=_more_runs,
+    ),
 ]
 
 
 # --- addressing the world's objects ---------------------------------------------------------
 
 ARGUMENTS: dict[tuple[str, str] | str, Callable[[World], Any]] = {
-    ("runs", "id"): lambda w: w.run.pk,
+    ("runs", "run_id"): lambda w: w.run.pk,
     ("artifacts", "id"): lambda w: w.artifact.pk,
     "slug": lambda w: w.workspace.slug,
 }
@@ -135,10 +228,9 @@ class Case:
 
     @property
     def expected(self) -> Answer:
-        answer = self.row.expect(self.who, self.visibility)
-        if self.read_token and 200 <= answer.status < 300:
-            return FORBIDDEN  # could write, but not with this token
-        return answer
+        if self.read_token:  # decided by the token before anything is looked up: it tells nothing
+            return FORBIDDEN
+        return self.row.expect(self.who, self.visibility)
 
     @property
     def id(self) -> str:
@@ -153,7 +245,7 @@ def _cases() -> list[Any]:
         for visibility in VISIBILITIES if row.per_creation else (WORKSPACE,):
             for who in ROLES:
                 cases.append(Case(row, who, visibility))
-                if row.writes and who not in (ANONYMOUS, OUTSIDER):
+                if row.writes and who != ANONYMOUS:
                     cases.append(Case(row, who, visibility, read_token=True))
     return [pytest.param(case, id=case.id) for case in cases]
 
@@ -168,10 +260,17 @@ def _client(actor: User | None, *, read_token: bool) -> ApiClient:
 @pytest.mark.parametrize("case", _cases())
 def test_api_role_matrix(case: Case, settings: Any) -> None:
     settings.API_RATE_LIMIT_PER_MINUTE = 10_000
+    settings.RATE_LIMIT_SUBMISSIONS_PER_MINUTE = 10_000
     world = build_world(case.visibility)
     client = _client(world.people.get(case.who), read_token=case.read_token)
     url = _url(case.row, world)
-    response = client.post(url, case.row.body or {}) if case.row.method == POST else client.get(url)
+    if case.row.method == GET:
+        response = client.get(url)
+    elif case.row.multipart:
+        files = {name: SimpleUploadedFile(value, b"a,b\n1,2\n") for name, value in (case.row.body or {}).items()}
+        response = client.post(url, files, multipart=True)
+    else:
+        response = client.post(url, case.row.body or {})
     body = b"".join(response) if response.streaming else response.content
     expected = case.expected
     got = Answer(

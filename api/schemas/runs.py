@@ -1,0 +1,117 @@
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Literal
+
+from django.http import HttpRequest
+from django.urls import reverse
+from ninja import Field, Schema
+
+from creations.models import Run
+from sandboxes.agent.demo import DEMO_MODEL_NAME
+
+# Spelled out for the schema; tests/api/test_runs.py checks they match the models' choices.
+RunStatusName = Literal[
+    "queued", "starting", "running", "succeeded", "failed", "cancelled", "timed_out", "limit_reached", "quota_exceeded"
+]
+VisibilityName = Literal["private", "workspace", "public"]
+
+
+class RunIn(Schema):
+    """What to make, with what, and who sees it. Limits left out take the workspace's defaults."""
+
+    brief: str
+    title: str = Field(default="", max_length=200)
+    model_endpoint_id: int | None = Field(default=None, description="A model of the workspace; null: the demo model")
+    input_ids: list[int] = Field(default_factory=list, max_length=100, description="Uploaded inputs (POST …/inputs)")
+    visibility: VisibilityName = "workspace"
+    max_steps: int | None = Field(default=None, ge=1)
+    max_seconds: int | None = Field(default=None, ge=1)
+    max_tokens: int | None = Field(default=None, ge=1)
+
+
+class ForkIn(Schema):
+    brief: str
+    workspace: str | None = Field(default=None, description="Slug of the workspace to fork into (default: the same)")
+
+
+class RunOut(Schema):
+    """A run, read from a `Run` with the request in the serialization context."""
+
+    id: int
+    creation_id: int
+    workspace: str
+    title: str
+    brief: str
+    visibility: VisibilityName
+    status: RunStatusName
+    reason: str
+    is_final: bool
+    model: str
+    model_endpoint_id: int | None
+    created_at: datetime
+    started_at: datetime | None
+    finished_at: datetime | None
+    steps: int
+    prompt_tokens: int
+    completion_tokens: int
+    sandbox_seconds: float
+    last_seq: int
+    forked_from_creation_id: int | None
+    web_url: str
+    events_url: str
+    stream_url: str
+    artifacts_url: str
+
+    @staticmethod
+    def resolve_workspace(run: Run) -> str:
+        return run.creation.workspace.slug
+
+    @staticmethod
+    def resolve_title(run: Run) -> str:
+        return run.creation.title
+
+    @staticmethod
+    def resolve_brief(run: Run) -> str:
+        return run.creation.brief
+
+    @staticmethod
+    def resolve_visibility(run: Run) -> str:
+        return run.creation.visibility
+
+    @staticmethod
+    def resolve_model(run: Run) -> str:
+        endpoint = run.creation.model_endpoint
+        return endpoint.name if endpoint is not None else DEMO_MODEL_NAME
+
+    @staticmethod
+    def resolve_model_endpoint_id(run: Run) -> int | None:
+        return run.creation.model_endpoint_id
+
+    @staticmethod
+    def resolve_sandbox_seconds(run: Run) -> float:
+        return round(run.sandbox_seconds, 1)
+
+    @staticmethod
+    def resolve_forked_from_creation_id(run: Run) -> int | None:
+        return run.creation.forked_from_id
+
+    @staticmethod
+    def resolve_web_url(run: Run, context: dict[str, Any]) -> str:
+        return str(context["request"].build_absolute_uri(run.get_absolute_url()))
+
+    @staticmethod
+    def resolve_events_url(run: Run, context: dict[str, Any]) -> str:
+        return run_api_url(context["request"], run, "events")
+
+    @staticmethod
+    def resolve_stream_url(run: Run, context: dict[str, Any]) -> str:
+        return run_api_url(context["request"], run, "events/stream")
+
+    @staticmethod
+    def resolve_artifacts_url(run: Run, context: dict[str, Any]) -> str:
+        return run_api_url(context["request"], run, "artifacts")
+
+
+def run_api_url(request: HttpRequest, run: Run, tail: str) -> str:
+    return str(request.build_absolute_uri(f"{reverse('api-v1:api-root')}runs/{run.pk}/{tail}"))
