@@ -37,7 +37,8 @@ def fingerprint(payload: dict[str, Any]) -> str:
 def create_once(*, user: User, key: str | None, payload: dict[str, Any], create: Callable[[], Run]) -> Created:
     """`create()` in a transaction, unless this person already made a run with `key`."""
     if key is None:
-        return Created(run=create(), replayed=False)
+        with transaction.atomic():
+            return Created(run=create(), replayed=False)
     key = key.strip()
     if not key or len(key) > KEY_MAX_CHARS:
         raise ValidationError({"Idempotency-Key": f"Send 1 to {KEY_MAX_CHARS} characters, e.g. a fresh UUID."})

@@ -14,6 +14,7 @@ from typing import Any
 from ninja import NinjaAPI
 
 from api.auth import READ
+from api.endpoints.events import router as events_router
 from api.endpoints.inputs import router as inputs_router
 from api.endpoints.runs import router as runs_router
 from api.endpoints.runs import workspace_router as workspace_runs_router
@@ -63,3 +64,4 @@ api.add_router("/workspaces", workspaces_router)
 api.add_router("/workspaces", inputs_router)
 api.add_router("/workspaces", workspace_runs_router)
 api.add_router("/runs", runs_router)
+api.add_router("/runs", events_router)

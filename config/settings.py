@@ -309,6 +309,8 @@ API_STAGED_INPUT_MAX_BYTES = env.int(  # four runs' worth of inputs at the defau
     "API_STAGED_INPUT_MAX_BYTES", default=400 * 1024 * 1024, validate=Range(min=1)
 )
 CELERY_BEAT_SCHEDULE["api-expire-staged-inputs"] = {"task": "api.tasks.expire_staged_inputs", "schedule": 900.0}
+# Comment lines on an idle event stream, so proxies and clients do not take it for dead.
+API_SSE_KEEPALIVE_SECONDS = env.float("API_SSE_KEEPALIVE_SECONDS", default=15.0, validate=Range(min=0.2))
 NINJA_PAGINATION_PER_PAGE = 50
 NINJA_MAX_PER_PAGE_SIZE = 200
 

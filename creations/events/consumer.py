@@ -30,9 +30,9 @@ from django.conf import settings
 
 from creations.access import can_view_creation
 from creations.events.announce import run_group
+from creations.events.follow import events_page
 from creations.events.socket_slots import SocketSlots
-from creations.events.store import event_wire
-from creations.models import Run, RunEvent
+from creations.models import Run
 
 log = logging.getLogger(__name__)
 
@@ -63,9 +63,8 @@ _load_run_for = _off_thread(_viewable_run)
 @_off_thread
 def _events_after(run_id: int, after: int, limit: int) -> tuple[list[dict[str, Any]], bool, int]:
     """Stored events after `after` (one page), whether the run is final, and its last_seq."""
-    run = Run.objects.only("status", "last_seq").get(pk=run_id)
-    events = [event_wire(e) for e in RunEvent.objects.filter(run_id=run_id, seq__gt=after).order_by("seq")[:limit]]
-    return events, run.is_final, run.last_seq
+    page = events_page(run_id=run_id, after=after, limit=limit)
+    return page.events, page.is_final, page.last_seq
 
 
 @_off_thread

@@ -30,9 +30,10 @@ schema = schemathesis.openapi.from_wsgi("/api/v1/openapi.json", get_wsgi_applica
 
 
 @pytest.fixture
-def _connection_kept_between_requests(db: None) -> Iterator[None]:
+def _connection_kept_between_requests(transactional_db: None) -> Iterator[None]:
     """Django closes the database connection when a request ends; inside a test that
-    would end the test's own transaction, so (as Django's test client does) not now."""
+    would end the test's own transaction, so (as Django's test client does) not now.
+    Committed rows, since the event stream reads on threads of its own."""
     signals.request_started.disconnect(close_old_connections)
     signals.request_finished.disconnect(close_old_connections)
     try:

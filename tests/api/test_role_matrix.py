@@ -143,6 +143,8 @@ class Row:
     changed: Effect | None = None
     per_creation: bool = False  # the answer depends on the creation's visibility
     mark: Callable[[World], str] = field(default=lambda world: world.workspace.slug)
+    # Read on threads of their own (a stream's database reads), which see only committed rows.
+    needs_commits: bool = False
 
     @property
     def id(self) -> str:
@@ -171,6 +173,8 @@ ROWS = [
     ),
     Row(GET, "/api/v1/runs", run_listing, per_creation=True, mark=lambda world: TITLE),
     Row(GET, "/api/v1/runs/{run_id}", run_page, per_creation=True),
+    Row(GET, "/api/v1/runs/{run_id}/events", run_page, per_creation=True),
+    Row(GET, "/api/v1/runs/{run_id}/events/stream", run_page, per_creation=True, needs_commits=True),
     Row(POST, "/api/v1/runs/{run_id}/cancel", cancel_run, writes=True, per_creation=True),
     Row(POST, "/api/v1/runs/{run_id}/rerun", start_from_run, writes=True, per_creation=True, changed=_more_runs),
     Row(
@@ -239,9 +243,11 @@ class Case:
         return f"{self.row.id}-{self.who}{on}{token}"
 
 
-def _cases() -> list[Any]:
+def _cases(*, needs_commits: bool) -> list[Any]:
     cases = []
     for row in ROWS:
+        if row.needs_commits != needs_commits:
+            continue
         for visibility in VISIBILITIES if row.per_creation else (WORKSPACE,):
             for who in ROLES:
                 cases.append(Case(row, who, visibility))
@@ -257,8 +263,18 @@ def _client(actor: User | None, *, read_token: bool) -> ApiClient:
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize("case", _cases())
+@pytest.mark.parametrize("case", _cases(needs_commits=False))
 def test_api_role_matrix(case: Case, settings: Any) -> None:
+    _check(case, settings)
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("case", _cases(needs_commits=True))
+def test_api_role_matrix_of_streams(case: Case, settings: Any) -> None:
+    _check(case, settings)
+
+
+def _check(case: Case, settings: Any) -> None:
     settings.API_RATE_LIMIT_PER_MINUTE = 10_000
     settings.RATE_LIMIT_SUBMISSIONS_PER_MINUTE = 10_000
     world = build_world(case.visibility)
