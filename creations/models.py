@@ -232,6 +232,8 @@ class Artifact(models.Model):
     kind = models.CharField(max_length=10, choices=ArtifactKind.choices, default=ArtifactKind.OTHER)
     size = models.PositiveBigIntegerField()
     content_type = models.CharField(max_length=100)
+    # Of the stored bytes, hex; blank for artifacts stored before it was recorded.
+    sha256 = models.CharField(max_length=64, blank=True)
     file = models.FileField(upload_to=artifact_upload_to, max_length=300)
     # A PNG for the gallery. Made in a preview sandbox and only checked by signature here:
     # the worker and web processes never decode an image an agent influenced.

@@ -11,6 +11,7 @@ pass it is left out and named, with the reason, for the run's page.
 
 from __future__ import annotations
 
+import hashlib
 import logging
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -83,6 +84,9 @@ def _store_one(run: Run, copied: CopiedFile) -> Artifact | None:
     )
     try:
         with copied.local_path.open("rb") as handle, transaction.atomic():
+            # A linear read of the local copy, before it goes to storage (S3 included) as is.
+            artifact.sha256 = hashlib.file_digest(handle, "sha256").hexdigest()
+            handle.seek(0)
             artifact.file.save(path.rsplit("/", 1)[-1], File(handle), save=False)
             artifact.save()
     except IntegrityError:  # already ingested (a retried finish): keep the first copy

@@ -8,15 +8,14 @@ a token stops working as soon as its holder loses access (or when it expires).
 from asgiref.sync import sync_to_async
 from django.contrib.auth.models import AnonymousUser, User
 from django.db.models.fields.files import FieldFile
-from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
+from django.http import Http404, HttpRequest
 from django.http.response import HttpResponseBase
 from django.views.decorators.http import require_safe
 
 from creations.access import can_view_creation
 from creations.artifacts.headers import content_disposition, serving_rule
-from creations.artifacts.http_range import ByteRange, RangeNotSatisfiable, parse_range
 from creations.artifacts.origin import grant_unsign
-from creations.artifacts.streaming import file_chunks, open_byte_range
+from creations.artifacts.streaming import ranged_file_response
 from creations.models import Artifact
 
 VARIANTS = ("file", "preview", "rendition")
@@ -51,7 +50,6 @@ async def artifact_serve(request: HttpRequest, token: str, path: str) -> HttpRes
     headers = {
         "Content-Type": rule.content_type,
         "Content-Disposition": content_disposition(artifact.name, attachment=rule.attachment),
-        "Accept-Ranges": "bytes",
         "Cache-Control": "private, max-age=300",
         "X-Content-Type-Options": "nosniff",
         "Referrer-Policy": "no-referrer",
@@ -59,21 +57,11 @@ async def artifact_serve(request: HttpRequest, token: str, path: str) -> HttpRes
     }
     if rule.csp:
         headers["Content-Security-Policy"] = rule.csp
-    try:
-        byte_range = parse_range(request.headers.get("Range"), size)
-    except RangeNotSatisfiable:
-        return HttpResponse(status=416, headers={**headers, "Content-Range": f"bytes */{size}"})
-    status = 206 if byte_range else 200
-    if byte_range is None:
-        byte_range = ByteRange(start=0, end=size - 1)
-    else:
-        headers["Content-Range"] = f"bytes {byte_range.start}-{byte_range.end}/{size}"
-    headers["Content-Length"] = str(max(byte_range.length, 0))
-    if request.method == "HEAD" or size == 0:
-        return HttpResponse(status=status, headers=headers)
-    handle, seek_to = await sync_to_async(open_byte_range)(
-        field.storage, str(field.name), start=byte_range.start, length=byte_range.length
-    )
-    return StreamingHttpResponse(
-        file_chunks(handle, start=seek_to, length=byte_range.length), status=status, headers=headers
+    return await sync_to_async(ranged_file_response)(
+        storage=field.storage,
+        name=str(field.name),
+        size=size,
+        range_header=request.headers.get("Range"),
+        method=request.method or "GET",
+        headers=headers,
     )

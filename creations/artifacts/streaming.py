@@ -12,6 +12,10 @@ from typing import IO, Any
 
 from asgiref.sync import sync_to_async
 from django.core.files.storage import Storage
+from django.http import HttpResponse, StreamingHttpResponse
+from django.http.response import HttpResponseBase
+
+from creations.artifacts.http_range import ByteRange, RangeNotSatisfiable, parse_range
 
 CHUNK_BYTES = 256 * 1024
 
@@ -42,3 +46,27 @@ async def file_chunks(handle: IO[bytes] | Any, *, start: int = 0, length: int | 
             yield chunk
     finally:
         await sync_to_async(handle.close)()
+
+
+def ranged_file_response(
+    *, storage: Storage, name: str, size: int, range_header: str | None, method: str, headers: dict[str, str]
+) -> HttpResponseBase:
+    """A stored file (or the one byte range asked for) as a streamed response with `headers`:
+    200, 206 with Content-Range, or 416. Only the range is read from storage."""
+    headers = {**headers, "Accept-Ranges": "bytes"}
+    try:
+        byte_range = parse_range(range_header, size)
+    except RangeNotSatisfiable:
+        return HttpResponse(status=416, headers={**headers, "Content-Range": f"bytes */{size}"})
+    status = 206 if byte_range else 200
+    if byte_range is None:
+        byte_range = ByteRange(start=0, end=size - 1)
+    else:
+        headers["Content-Range"] = f"bytes {byte_range.start}-{byte_range.end}/{size}"
+    headers["Content-Length"] = str(max(byte_range.length, 0))
+    if method == "HEAD" or size == 0:
+        return HttpResponse(status=status, headers=headers)
+    handle, seek_to = open_byte_range(storage, name, start=byte_range.start, length=byte_range.length)
+    return StreamingHttpResponse(
+        file_chunks(handle, start=seek_to, length=byte_range.length), status=status, headers=headers
+    )

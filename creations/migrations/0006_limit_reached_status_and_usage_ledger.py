@@ -43,84 +43,174 @@ def record_past_runs(apps, schema_editor):
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('creations', '0005_run_started_by'),
-        ('workspaces', '0005_workspace_quotas'),
+        ("creations", "0005_run_started_by"),
+        ("workspaces", "0005_workspace_quotas"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='UsageRecord',
+            name="UsageRecord",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('creation_title', models.CharField(blank=True, max_length=200)),
-                ('model_name', models.CharField(help_text="The model's name when the run ended (demo included).", max_length=200)),
-                ('status', models.CharField(choices=[('queued', 'Queued'), ('starting', 'Starting'), ('running', 'Running'), ('succeeded', 'Succeeded'), ('failed', 'Failed'), ('cancelled', 'Cancelled'), ('timed_out', 'Timed out'), ('limit_reached', 'Limit reached'), ('quota_exceeded', 'Quota exceeded')], max_length=16)),
-                ('prompt_tokens', models.PositiveBigIntegerField(default=0)),
-                ('completion_tokens', models.PositiveBigIntegerField(default=0)),
-                ('sandbox_seconds', models.FloatField(default=0)),
-                ('bytes_stored', models.PositiveBigIntegerField(default=0)),
-                ('recorded_at', models.DateTimeField(db_index=True, default=django.utils.timezone.now)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("creation_title", models.CharField(blank=True, max_length=200)),
+                (
+                    "model_name",
+                    models.CharField(help_text="The model's name when the run ended (demo included).", max_length=200),
+                ),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("queued", "Queued"),
+                            ("starting", "Starting"),
+                            ("running", "Running"),
+                            ("succeeded", "Succeeded"),
+                            ("failed", "Failed"),
+                            ("cancelled", "Cancelled"),
+                            ("timed_out", "Timed out"),
+                            ("limit_reached", "Limit reached"),
+                            ("quota_exceeded", "Quota exceeded"),
+                        ],
+                        max_length=16,
+                    ),
+                ),
+                ("prompt_tokens", models.PositiveBigIntegerField(default=0)),
+                ("completion_tokens", models.PositiveBigIntegerField(default=0)),
+                ("sandbox_seconds", models.FloatField(default=0)),
+                ("bytes_stored", models.PositiveBigIntegerField(default=0)),
+                ("recorded_at", models.DateTimeField(db_index=True, default=django.utils.timezone.now)),
             ],
             options={
-                'ordering': ['-recorded_at'],
+                "ordering": ["-recorded_at"],
             },
         ),
         migrations.RemoveConstraint(
-            model_name='run',
-            name='run_status_valid',
+            model_name="run",
+            name="run_status_valid",
         ),
         migrations.RemoveConstraint(
-            model_name='run',
-            name='run_finished_at_iff_final',
+            model_name="run",
+            name="run_finished_at_iff_final",
         ),
         migrations.AlterField(
-            model_name='run',
-            name='status',
-            field=models.CharField(choices=[('queued', 'Queued'), ('starting', 'Starting'), ('running', 'Running'), ('succeeded', 'Succeeded'), ('failed', 'Failed'), ('cancelled', 'Cancelled'), ('timed_out', 'Timed out'), ('limit_reached', 'Limit reached'), ('quota_exceeded', 'Quota exceeded')], default='queued', max_length=16),
+            model_name="run",
+            name="status",
+            field=models.CharField(
+                choices=[
+                    ("queued", "Queued"),
+                    ("starting", "Starting"),
+                    ("running", "Running"),
+                    ("succeeded", "Succeeded"),
+                    ("failed", "Failed"),
+                    ("cancelled", "Cancelled"),
+                    ("timed_out", "Timed out"),
+                    ("limit_reached", "Limit reached"),
+                    ("quota_exceeded", "Quota exceeded"),
+                ],
+                default="queued",
+                max_length=16,
+            ),
         ),
         migrations.AddConstraint(
-            model_name='run',
-            constraint=models.CheckConstraint(condition=models.Q(('status__in', ['queued', 'starting', 'running', 'succeeded', 'failed', 'cancelled', 'timed_out', 'limit_reached', 'quota_exceeded'])), name='run_status_valid'),
+            model_name="run",
+            constraint=models.CheckConstraint(
+                condition=models.Q(
+                    (
+                        "status__in",
+                        [
+                            "queued",
+                            "starting",
+                            "running",
+                            "succeeded",
+                            "failed",
+                            "cancelled",
+                            "timed_out",
+                            "limit_reached",
+                            "quota_exceeded",
+                        ],
+                    )
+                ),
+                name="run_status_valid",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='run',
-            constraint=models.CheckConstraint(condition=models.Q(models.Q(('status__in', ('succeeded', 'failed', 'cancelled', 'timed_out', 'limit_reached', 'quota_exceeded')), ('finished_at__isnull', False)), models.Q(models.Q(('status__in', ('succeeded', 'failed', 'cancelled', 'timed_out', 'limit_reached', 'quota_exceeded')), _negated=True), ('finished_at__isnull', True)), _connector='OR'), name='run_finished_at_iff_final'),
+            model_name="run",
+            constraint=models.CheckConstraint(
+                condition=models.Q(
+                    models.Q(
+                        (
+                            "status__in",
+                            ("succeeded", "failed", "cancelled", "timed_out", "limit_reached", "quota_exceeded"),
+                        ),
+                        ("finished_at__isnull", False),
+                    ),
+                    models.Q(
+                        models.Q(
+                            (
+                                "status__in",
+                                ("succeeded", "failed", "cancelled", "timed_out", "limit_reached", "quota_exceeded"),
+                            ),
+                            _negated=True,
+                        ),
+                        ("finished_at__isnull", True),
+                    ),
+                    _connector="OR",
+                ),
+                name="run_finished_at_iff_final",
+            ),
         ),
         migrations.AddField(
-            model_name='usagerecord',
-            name='creation',
-            field=models.ForeignKey(null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='usage_records', to='creations.creation'),
+            model_name="usagerecord",
+            name="creation",
+            field=models.ForeignKey(
+                null=True,
+                on_delete=django.db.models.deletion.SET_NULL,
+                related_name="usage_records",
+                to="creations.creation",
+            ),
         ),
         migrations.AddField(
-            model_name='usagerecord',
-            name='model_endpoint',
-            field=models.ForeignKey(null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='usage_records', to='workspaces.modelendpoint'),
+            model_name="usagerecord",
+            name="model_endpoint",
+            field=models.ForeignKey(
+                null=True,
+                on_delete=django.db.models.deletion.SET_NULL,
+                related_name="usage_records",
+                to="workspaces.modelendpoint",
+            ),
         ),
         migrations.AddField(
-            model_name='usagerecord',
-            name='person',
-            field=models.ForeignKey(null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL),
+            model_name="usagerecord",
+            name="person",
+            field=models.ForeignKey(
+                null=True, on_delete=django.db.models.deletion.SET_NULL, related_name="+", to=settings.AUTH_USER_MODEL
+            ),
         ),
         migrations.AddField(
-            model_name='usagerecord',
-            name='run',
-            field=models.OneToOneField(null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='usage_record', to='creations.run'),
+            model_name="usagerecord",
+            name="run",
+            field=models.OneToOneField(
+                null=True, on_delete=django.db.models.deletion.SET_NULL, related_name="usage_record", to="creations.run"
+            ),
         ),
         migrations.AddField(
-            model_name='usagerecord',
-            name='workspace',
-            field=models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='usage_records', to='workspaces.workspace'),
+            model_name="usagerecord",
+            name="workspace",
+            field=models.ForeignKey(
+                on_delete=django.db.models.deletion.CASCADE, related_name="usage_records", to="workspaces.workspace"
+            ),
         ),
         migrations.AddIndex(
-            model_name='usagerecord',
-            index=models.Index(fields=['workspace', 'recorded_at'], name='creations_u_workspa_894b32_idx'),
+            model_name="usagerecord",
+            index=models.Index(fields=["workspace", "recorded_at"], name="creations_u_workspa_894b32_idx"),
         ),
         migrations.AddConstraint(
-            model_name='usagerecord',
-            constraint=models.CheckConstraint(condition=models.Q(('sandbox_seconds__gte', 0)), name='usage_sandbox_seconds_non_negative'),
+            model_name="usagerecord",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("sandbox_seconds__gte", 0)), name="usage_sandbox_seconds_non_negative"
+            ),
         ),
         migrations.RunPython(record_past_runs, migrations.RunPython.noop),
     ]
