@@ -4,6 +4,7 @@ The kind comes from the real content sniffer, as at ingestion, so a test that
 names a file `report.png` but writes HTML gets an HTML artifact.
 """
 
+import hashlib
 from dataclasses import dataclass
 
 from django.contrib.auth.models import User
@@ -48,7 +49,12 @@ def finished_run(
 def add_artifact(run: Run, output: Output, *, previews: bool = False) -> Artifact:
     sniffed = sniff_bytes(output.data[: 64 * 1024], name=output.path)
     artifact = Artifact(
-        run=run, path=output.path, kind=sniffed.kind, size=len(output.data), content_type=sniffed.content_type
+        run=run,
+        path=output.path,
+        kind=sniffed.kind,
+        size=len(output.data),
+        content_type=sniffed.content_type,
+        sha256=hashlib.sha256(output.data).hexdigest(),
     )
     artifact.file.save(output.path.rsplit("/", 1)[-1], ContentFile(output.data), save=False)
     artifact.save()

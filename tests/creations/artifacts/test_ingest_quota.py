@@ -1,7 +1,8 @@
-"""Storing a run's files within what its workspace's storage quota has left."""
+"""Storing a run's files: within what its workspace's storage quota has left, each with its sha256."""
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 
 import pytest
@@ -55,3 +56,10 @@ def test_without_an_allowance_everything_is_stored(team: Team, tmp_path: Path) -
     ingested = ingest_outputs(run=run, files=[copied(tmp_path, "big.bin", 10_000)])
     assert [a.path for a in ingested.artifacts] == ["big.bin"]
     assert ingested.rejected == []
+
+
+def test_each_stored_file_keeps_the_sha256_of_its_bytes(team: Team, tmp_path: Path) -> None:
+    run = make_run(team, status=RunStatus.SUCCEEDED, finished=True)
+    [artifact] = ingest_outputs(run=run, files=[copied(tmp_path, "notes.txt", 300)]).artifacts
+    assert artifact.sha256 == hashlib.sha256(b"x" * 300).hexdigest()
+    assert artifact.file.read() == b"x" * 300  # hashing left the whole file to be stored
