@@ -14,6 +14,8 @@ from typing import Any
 from ninja import NinjaAPI
 
 from api.auth import READ
+from api.endpoints.artifacts import router as artifacts_router
+from api.endpoints.artifacts import run_router as run_artifacts_router
 from api.endpoints.events import router as events_router
 from api.endpoints.inputs import router as inputs_router
 from api.endpoints.runs import router as runs_router
@@ -65,3 +67,5 @@ api.add_router("/workspaces", inputs_router)
 api.add_router("/workspaces", workspace_runs_router)
 api.add_router("/runs", runs_router)
 api.add_router("/runs", events_router)
+api.add_router("/runs", run_artifacts_router)
+api.add_router("/artifacts", artifacts_router)

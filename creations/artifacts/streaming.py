@@ -7,7 +7,7 @@ storage's own file object would first download the whole object), elsewhere
 by seeking.
 """
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from typing import IO, Any
 
 from asgiref.sync import sync_to_async
@@ -18,6 +18,16 @@ from django.http.response import HttpResponseBase
 from creations.artifacts.http_range import ByteRange, RangeNotSatisfiable, parse_range
 
 CHUNK_BYTES = 256 * 1024
+
+
+def _next_chunk(chunks: Iterator[bytes]) -> bytes | None:
+    return next(chunks, None)
+
+
+async def chunks_off_thread(chunks: Iterator[bytes]) -> AsyncIterator[bytes]:
+    """A blocking iterator (file reads, compression) consumed in a worker thread, chunk by chunk."""
+    while (chunk := await sync_to_async(_next_chunk, thread_sensitive=False)(chunks)) is not None:
+        yield chunk
 
 
 def open_byte_range(storage: Storage, name: str, *, start: int, length: int) -> tuple[Any, int]:

@@ -105,6 +105,11 @@ def run_page(who: str, visibility: str) -> Answer:
     return Answer(200) if sees(who, visibility) else NOT_FOUND
 
 
+def artifact_preview(who: str, visibility: str) -> Answer:
+    """The world's artifact has no preview made: those who see it are told so (404) as well."""
+    return UNAUTHORIZED if who == ANONYMOUS else NOT_FOUND
+
+
 def start_from_run(who: str, visibility: str) -> Answer:
     """Run again or fork: for those who see the run and may start runs in its workspace."""
     if who == ANONYMOUS:
@@ -175,6 +180,10 @@ ROWS = [
     Row(GET, "/api/v1/runs/{run_id}", run_page, per_creation=True),
     Row(GET, "/api/v1/runs/{run_id}/events", run_page, per_creation=True),
     Row(GET, "/api/v1/runs/{run_id}/events/stream", run_page, per_creation=True, needs_commits=True),
+    Row(GET, "/api/v1/runs/{run_id}/artifacts", run_page, per_creation=True),
+    Row(GET, "/api/v1/runs/{run_id}/artifacts/zip", run_page, per_creation=True),
+    Row(GET, "/api/v1/artifacts/{artifact_id}/download", run_page, per_creation=True),
+    Row(GET, "/api/v1/artifacts/{artifact_id}/preview", artifact_preview, per_creation=True),
     Row(POST, "/api/v1/runs/{run_id}/cancel", cancel_run, writes=True, per_creation=True),
     Row(POST, "/api/v1/runs/{run_id}/rerun", start_from_run, writes=True, per_creation=True, changed=_more_runs),
     Row(
@@ -193,7 +202,7 @@ ROWS = [
 
 ARGUMENTS: dict[tuple[str, str] | str, Callable[[World], Any]] = {
     ("runs", "run_id"): lambda w: w.run.pk,
-    ("artifacts", "id"): lambda w: w.artifact.pk,
+    ("artifacts", "artifact_id"): lambda w: w.artifact.pk,
     "slug": lambda w: w.workspace.slug,
 }
 

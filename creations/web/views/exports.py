@@ -7,7 +7,7 @@ chunks of memory, not the whole export.
 """
 
 import json
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from typing import Any
 
 from asgiref.sync import sync_to_async
@@ -17,19 +17,10 @@ from django.views.decorators.http import require_GET
 
 from creations.access import run_for_viewer_or_404
 from creations.artifacts.headers import content_disposition
+from creations.artifacts.streaming import chunks_off_thread
 from creations.artifacts.zip_stream import zip_artifacts
 from creations.events.trajectory import run_export_event_page, run_export_summary
 from creations.models import Artifact, Run
-
-
-def _next_chunk(chunks: Iterator[bytes]) -> bytes | None:
-    return next(chunks, None)
-
-
-async def _chunks_off_thread(chunks: Iterator[bytes]) -> AsyncIterator[bytes]:
-    """A blocking iterator (file reads, compression) consumed in a worker thread, chunk by chunk."""
-    while (chunk := await sync_to_async(_next_chunk, thread_sensitive=False)(chunks)) is not None:
-        yield chunk
 
 
 @require_GET
@@ -41,7 +32,7 @@ def run_download_zip(request: HttpRequest, pk: int) -> StreamingHttpResponse:
         "Content-Disposition": content_disposition(f"run-{run.pk}-artifacts.zip", attachment=True),
         "X-Content-Type-Options": "nosniff",
     }
-    return StreamingHttpResponse(_chunks_off_thread(zip_artifacts(artifacts)), headers=headers)
+    return StreamingHttpResponse(chunks_off_thread(zip_artifacts(artifacts)), headers=headers)
 
 
 def _json(value: Any) -> str:
