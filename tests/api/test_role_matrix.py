@@ -92,6 +92,16 @@ def members_only_or(answer: Answer, *, otherwise: Answer) -> Rule:
     return rule
 
 
+def usage_listing(who: str, visibility: str) -> Answer:
+    """Viewers see the totals only: no creation is named to them; the others see the costliest
+    creations, each named only to those who may see it."""
+    if who == ANONYMOUS:
+        return UNAUTHORIZED
+    if who not in MEMBERS:
+        return NOT_FOUND
+    return Answer(200, listed=who in CREATORS and sees(who, visibility))
+
+
 def run_listing(who: str, visibility: str) -> Answer:
     """Runs of one's own workspaces that one may see; a public run elsewhere is not listed."""
     if who == ANONYMOUS:
@@ -159,6 +169,8 @@ class Row:
 ROWS = [
     Row(GET, "/api/v1/workspaces", listing_for_members),
     Row(GET, "/api/v1/workspaces/{slug}", members_only(Answer(200))),
+    Row(GET, "/api/v1/workspaces/{slug}/models", members_only(Answer(200))),
+    Row(GET, "/api/v1/workspaces/{slug}/usage", usage_listing, per_creation=True, mark=lambda world: TITLE),
     Row(
         POST,
         "/api/v1/workspaces/{slug}/inputs",
