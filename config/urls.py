@@ -7,6 +7,7 @@ urlpatterns = [
     path("healthz", healthz, name="healthz"),
     path("admin/", admin.site.urls),
     path("", include("api.urls")),
+    path("", include("api.web_urls")),
     path("", include("workspaces.urls")),
     path("accounts/", include("django.contrib.auth.urls")),
     path("", include("creations.urls")),

@@ -28,11 +28,14 @@ from django.contrib.auth.models import User
 from django.test import Client
 from django.urls import Resolver404, resolve, reverse
 
+from api.models import PersonalAccessToken
 from creations.models import Creation
 from tests.support.fixtures.accounts import PASSWORD
 from tests.support.role_outcomes import (
     FORBIDDEN,
+    LOGIN,
     NOT_ALLOWED,
+    NOT_FOUND,
     OK,
     Outcome,
     Rule,
@@ -112,8 +115,27 @@ TO_MEMBERS = "workspace_members"
 TO_MODELS = "workspace_endpoints"
 OWNERS = {OWNER}
 
+
+def _own_token_revoked(who: str, visibility: str) -> Outcome:
+    """The token is the owner's: only they may revoke it; to anyone else it does not exist."""
+    if who == ANONYMOUS:
+        return LOGIN
+    return done(to="access_tokens") if who == OWNER else NOT_FOUND
+
+
 ROWS = [
     Row("healthz", {GET: anyone(OK)}),
+    Row(
+        "access_tokens",
+        {GET: signed_in(OK), POST: signed_in(done(200))},  # POST: make a token, shown on the page
+        data={"name": "laptop", "scope": "read"},
+        changed=lambda w, actor: PersonalAccessToken.objects.filter(user=actor, name="laptop").exists(),
+    ),
+    Row(
+        "access_token_revoke",
+        {GET: POST_ONLY, POST: _own_token_revoked},
+        changed=lambda w, actor: PersonalAccessToken.objects.filter(revoked_at__isnull=False).exists(),
+    ),
     Row("home", {GET: signed_in(redirect("workspace_dashboard"))}),
     Row(
         "signup",

@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 from django.contrib.auth.models import AnonymousUser, User
 
+from api.tokens import token_create
 from creations.artifacts.origin import grant_sign
 from creations.events.store import store_events
 from creations.models import Artifact, Creation, Run, RunEvent, RunStatus, Visibility
@@ -118,6 +119,10 @@ ARGUMENTS: dict[tuple[str, str] | str, Argument] = {
     ("invitations", "pk"): lambda w, actor, target: w.invitation.pk,
     ("models", "pk"): lambda w, actor, target: w.endpoint.pk,
     ("invitations", "token"): lambda w, actor, target: w.token,
+    # One of the owner's personal access tokens, made when a URL asks for it.
+    ("tokens", "pk"): lambda w, actor, target: (
+        token_create(user=w.people[OWNER], name="owner's laptop", scope="read", expires_in_days=None).token.pk
+    ),
     # The link the platform's pages give this person: the token names the run and its holder.
     ("r", "token"): lambda w, actor, target: grant_sign(run_id=w.run.pk, user=actor or AnonymousUser()),
     "slug": lambda w, actor, target: w.workspace.slug,
