@@ -25,6 +25,7 @@ TIMEOUT = httpx.Timeout(connect=10.0, read=60.0, write=60.0, pool=10.0)
 # A 429 says how long to wait; longer than this and we give up and say so.
 LONGEST_RATE_LIMIT_WAIT = 60
 RATE_LIMIT_RETRIES = 3
+LOGIN_HINT = "Run `atelier login` with a working token (or set ATELIER_TOKEN)."
 
 
 def describe_transport_error(error: httpx.TransportError) -> str:
@@ -52,10 +53,12 @@ def problem_detail(response: httpx.Response) -> str:
     detail = body.get("detail") if isinstance(body, dict) else None
     if isinstance(detail, str) and detail:
         message = detail
+    elif response.status_code == 404:
+        url = response.request.url
+        origin = f"{url.scheme}://{url.netloc.decode()}"
+        message = f"{origin} answered 404 Not Found for {url.path}, unlike the Atelier API: is this the right address?"
     else:
         message = f"The server answered {response.status_code} {response.reason_phrase}."
-    if response.status_code == 401:
-        message += " Run `atelier login` with a working token (or set ATELIER_TOKEN)."
     return message
 
 
@@ -109,7 +112,8 @@ class ApiClient:
                             continue
                     if response.status_code >= 400:
                         response.read()
-                        raise ApiError(response.status_code, problem_detail(response))
+                        hint = LOGIN_HINT if response.status_code == 401 else ""
+                        raise ApiError(response.status_code, problem_detail(response), hint=hint)
                     yield response
                     return
             except httpx.TransportError as error:

@@ -13,8 +13,8 @@ class CliError(Exception):
 class ApiError(CliError):
     """The API answered an error: its problem-details `detail` is the message."""
 
-    def __init__(self, status: int, detail: str) -> None:
-        super().__init__(detail)
+    def __init__(self, status: int, detail: str, *, hint: str = "") -> None:
+        super().__init__(f"{detail} {hint}" if hint else detail)
         self.status = status
         self.detail = detail
 

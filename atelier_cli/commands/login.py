@@ -8,7 +8,7 @@ import sys
 
 from atelier_cli.api_client import ApiClient
 from atelier_cli.credentials import DEFAULT_URL, Credentials, config_path, credentials_save, normalize_url, saved_url
-from atelier_cli.errors import CliError
+from atelier_cli.errors import ApiError, CliError
 
 HELP = "Save the server's address and your personal access token (checked first)."
 
@@ -40,12 +40,16 @@ def run(args: argparse.Namespace) -> int:
         url = (_ask(f"Server URL [{default}]: ") if interactive else "") or default
     url = normalize_url(url)
     prompt = f"Personal access token (make one at {url}/settings/tokens/): "
-    token = (getpass.getpass(prompt) if interactive else _ask(prompt)).strip()
+    # From a pipe (`… | atelier login`) the token is the first line, without a prompt in the way.
+    token = (getpass.getpass(prompt) if interactive else sys.stdin.readline()).strip()
     if not token:
         raise CliError("No token given; nothing was saved.")
     credentials = Credentials(url=url, token=token)
     with ApiClient(credentials) as client:
-        workspaces = client.get("/workspaces")
+        try:
+            workspaces = client.get("/workspaces")
+        except ApiError as error:
+            raise CliError(f"{error.detail} Nothing was saved.") from None
     path = credentials_save(credentials)
     names = ", ".join(str(w.get("slug")) for w in workspaces) or "none yet"
     print(f"Logged in to {url}. Your workspaces: {names}.")
