@@ -10,7 +10,7 @@ from typing import Any
 
 from atelier_cli.api_client import ApiClient
 from atelier_cli.downloads import ArtifactDownloader
-from atelier_cli.errors import CliError
+from atelier_cli.errors import ApiError, CliError
 from atelier_cli.event_stream import RunFollower
 from atelier_cli.terminal import ask_yes
 from atelier_cli.trajectory import TrajectoryPrinter
@@ -54,9 +54,13 @@ def watch_run(client: ApiClient, run: dict[str, Any], *, output: Path | None) ->
             if not cancel:
                 _say(f"Run {run_id} goes on: {run.get('web_url', '')}")
                 raise Detached(follow_again_hint(run_id, output)) from None
-            client.post(f"/runs/{run_id}/cancel")
+            try:
+                client.post(f"/runs/{run_id}/cancel")
+            except ApiError as error:  # it ended meanwhile, say: following it shows how
+                _say(f"Could not cancel run {run_id}: {error}")
+            else:
+                _say(f"Cancelling run {run_id}…  (Ctrl-C again to stop following)")
             cancelling = True
-            _say(f"Cancelling run {run_id}…  (Ctrl-C again to stop following)")
     if output is not None:
         ArtifactDownloader(client, output).download_run(run_id)
     if final.get("status") == "succeeded":
