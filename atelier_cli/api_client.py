@@ -1,0 +1,131 @@
+"""The API over HTTP: the personal access token on every request, problem details
+turned into their `detail`, a dropped connection into which server could not be
+reached, and a rate limit waited out when the server says for how long.
+
+Requests go only to the configured server's /api/v1/ paths (never to an absolute URL
+from an answer), so the token is never sent anywhere else.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import httpx
+
+from atelier_cli.credentials import API_PREFIX, Credentials
+from atelier_cli.errors import ApiError, Unreachable
+
+USER_AGENT = "atelier-cli/1"
+# Reads may wait a while: the event stream sends a keep-alive comment well within a minute.
+TIMEOUT = httpx.Timeout(connect=10.0, read=60.0, write=60.0, pool=10.0)
+# A 429 says how long to wait; longer than this and we give up and say so.
+LONGEST_RATE_LIMIT_WAIT = 60
+RATE_LIMIT_RETRIES = 3
+LOGIN_HINT = "Run `atelier login` with a working token (or set ATELIER_TOKEN)."
+
+
+def describe_transport_error(error: httpx.TransportError) -> str:
+    if isinstance(error, httpx.ConnectTimeout):
+        reason = "no answer to the connection attempt"
+    elif isinstance(error, httpx.ConnectError):
+        reason = "the connection was refused, or there is no such host"
+    elif isinstance(error, httpx.TimeoutException):
+        reason = "the server stopped answering"
+    elif isinstance(error, httpx.RemoteProtocolError):
+        reason = "the connection closed unexpectedly"
+    else:
+        reason = "the connection failed"
+    detail = str(error)
+    return f"{reason} ({detail})" if detail else reason
+
+
+def problem_detail(response: httpx.Response) -> str:
+    """The sentence to show for an error answer: its problem details' `detail`, or a plain
+    description when the answer is not ours (a proxy's HTML page, say)."""
+    try:
+        body = response.json()
+    except ValueError:
+        body = None
+    detail = body.get("detail") if isinstance(body, dict) else None
+    if isinstance(detail, str) and detail:
+        message = detail
+    elif response.status_code == 404:
+        url = response.request.url
+        origin = f"{url.scheme}://{url.netloc.decode()}"
+        message = f"{origin} answered 404 Not Found for {url.path}, unlike the Atelier API: is this the right address?"
+    else:
+        message = f"The server answered {response.status_code} {response.reason_phrase}."
+    return message
+
+
+def _retry_after(response: httpx.Response) -> int | None:
+    try:
+        seconds = int(response.headers.get("Retry-After", ""))
+    except ValueError:
+        return None
+    return seconds if 0 <= seconds <= LONGEST_RATE_LIMIT_WAIT else None
+
+
+class ApiClient:
+    def __init__(
+        self,
+        credentials: Credentials,
+        *,
+        transport: httpx.BaseTransport | None = None,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        self.server_url = credentials.url
+        self.sleep = sleep
+        self.http = httpx.Client(
+            base_url=credentials.url + API_PREFIX,
+            headers={"Authorization": f"Bearer {credentials.token}", "User-Agent": USER_AGENT},
+            timeout=TIMEOUT,
+            transport=transport,
+        )
+
+    def __enter__(self) -> ApiClient:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.http.close()
+
+    def unreachable(self, error: httpx.TransportError) -> Unreachable:
+        return Unreachable(self.server_url, describe_transport_error(error))
+
+    @contextmanager
+    def stream(self, method: str, path: str, **kwargs: Any) -> Iterator[httpx.Response]:
+        """A response whose body is read as it arrives; error answers raise ApiError,
+        a lost connection Unreachable (also while the body is being read)."""
+        for attempt in range(RATE_LIMIT_RETRIES + 1):
+            try:
+                with self.http.stream(method, path, **kwargs) as response:
+                    if response.status_code == 429 and attempt < RATE_LIMIT_RETRIES:
+                        wait = _retry_after(response)
+                        if wait is not None:
+                            response.close()
+                            print(f"The server asks us to slow down; waiting {wait} s…", file=sys.stderr)
+                            self.sleep(wait)
+                            continue
+                    if response.status_code >= 400:
+                        response.read()
+                        hint = LOGIN_HINT if response.status_code == 401 else ""
+                        raise ApiError(response.status_code, problem_detail(response), hint=hint)
+                    yield response
+                    return
+            except httpx.TransportError as error:
+                raise self.unreachable(error) from error
+
+    def request(self, method: str, path: str, **kwargs: Any) -> httpx.Response:
+        with self.stream(method, path, **kwargs) as response:
+            response.read()
+        return response
+
+    def get(self, path: str, **kwargs: Any) -> Any:
+        return self.request("GET", path, **kwargs).json()
+
+    def post(self, path: str, **kwargs: Any) -> Any:
+        return self.request("POST", path, **kwargs).json()

@@ -1,0 +1,1 @@
+"""One module per command; each adds its parser (`register`) and does its work (`run`)."""

@@ -1,0 +1,57 @@
+"""`atelier login`: the server's address and a personal access token, checked, then saved."""
+
+from __future__ import annotations
+
+import argparse
+import getpass
+import sys
+
+from atelier_cli.api_client import ApiClient
+from atelier_cli.credentials import DEFAULT_URL, Credentials, config_path, credentials_save, normalize_url, saved_url
+from atelier_cli.errors import ApiError, CliError
+
+HELP = "Save the server's address and your personal access token (checked first)."
+
+
+def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = commands.add_parser(
+        "login",
+        help=HELP,
+        description=HELP
+        + " Make a token on the web, on your Access tokens page (/settings/tokens/). The token is read without "
+        "echo on a terminal, or as one line from stdin otherwise. ATELIER_URL and ATELIER_TOKEN override what "
+        f"is saved here (for CI jobs). Saved in {config_path()} (readable by you only).",
+    )
+    parser.add_argument("--url", help=f"the server's address (asked for when not given; default {DEFAULT_URL})")
+    parser.set_defaults(func=run)
+
+
+def _ask(prompt: str) -> str:
+    sys.stderr.write(prompt)
+    sys.stderr.flush()
+    return sys.stdin.readline().strip()
+
+
+def run(args: argparse.Namespace) -> int:
+    interactive = sys.stdin.isatty()
+    url = args.url
+    if url is None:
+        default = saved_url() or DEFAULT_URL
+        url = (_ask(f"Server URL [{default}]: ") if interactive else "") or default
+    url = normalize_url(url)
+    prompt = f"Personal access token (make one at {url}/settings/tokens/): "
+    # From a pipe (`… | atelier login`) the token is the first line, without a prompt in the way.
+    token = (getpass.getpass(prompt) if interactive else sys.stdin.readline()).strip()
+    if not token:
+        raise CliError("No token given; nothing was saved.")
+    credentials = Credentials(url=url, token=token)
+    with ApiClient(credentials) as client:
+        try:
+            workspaces = client.get("/workspaces")
+        except ApiError as error:
+            raise CliError(f"{error.detail} Nothing was saved.") from None
+    path = credentials_save(credentials)
+    names = ", ".join(str(w.get("slug")) for w in workspaces) or "none yet"
+    print(f"Logged in to {url}. Your workspaces: {names}.")
+    print(f"Saved in {path}.")
+    return 0
