@@ -111,16 +111,25 @@ class _Framer:
         self.processes: int | None = None  # in the sandbox when the command ended, if reported
         self.done = False
 
+    def _marker_start_at_end(self) -> int:
+        """The length of the longest end of `pending` that the marker starts with."""
+        for length in range(min(len(self.pending), len(self.marker) - 1), 0, -1):
+            if self.marker.startswith(self.pending[-length:]):
+                return length
+        return 0
+
     def feed(self, text: str) -> str:
         self.pending += text
         released = []
         while True:
             index = self.pending.find(self.marker)
             if index < 0:
-                keep = len(self.marker) - 1
+                # Hold back only what could be the start of the marker: output shorter than the
+                # marker (a "started" before a long wait) must not wait for the command to end.
+                keep = self._marker_start_at_end()
                 if len(self.pending) > keep:
-                    released.append(self.pending[:-keep])
-                    self.pending = self.pending[-keep:]
+                    released.append(self.pending[: len(self.pending) - keep])
+                    self.pending = self.pending[len(self.pending) - keep :]
                 return "".join(released)
             released.append(self.pending[:index])
             end = self.pending.find("\n", index + len(self.marker))

@@ -9,11 +9,13 @@ from django.core.exceptions import ValidationError
 from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse
 from ninja import Header, Query, Router, Schema, Status
+from ninja.errors import HttpError
 from ninja.pagination import CursorPagination, paginate
 
 from api.auth import WRITE, caller
 from api.idempotency import create_once
 from api.inputs import inputs_take
+from api.problems import Problem
 from api.schemas.runs import ForkIn, RunIn, RunOut, RunStatusName
 from api.throttling import SubmissionsThrottled
 from creations.access import run_for_viewer_or_404, run_to_cancel_or_404, visible_to_member
@@ -122,11 +124,13 @@ def get_run(request: HttpRequest, run_id: int) -> Run:
     return run_for_viewer_or_404(pk=run_id, user=caller(request), queryset=RUN_QUERYSET).run
 
 
-@router.post("/{run_id}/cancel", auth=WRITE, response={202: RunOut}, summary="Ask a run to stop")
+@router.post("/{run_id}/cancel", auth=WRITE, response={202: RunOut, 409: Problem}, summary="Ask a run to stop")
 def cancel_run(request: HttpRequest, run_id: int) -> Status[Run]:
     user = caller(request)
     run = run_to_cancel_or_404(pk=run_id, user=user).run
-    run_cancel(run=run, user=user)
+    if not run_cancel(run=run, user=user):
+        run.refresh_from_db(fields=["status"])
+        raise HttpError(409, f"Run {run.pk} has already ended ({run.status}): there is nothing to cancel.")
     return Status(202, RUN_QUERYSET.get(pk=run.pk))
 
 

@@ -131,11 +131,11 @@ def start_from_run(who: str, visibility: str) -> Answer:
 
 def cancel_run(who: str, visibility: str) -> Answer:
     """Owners and admins may cancel any run of their workspace, a private creation's too (this one has
-    ended: nothing changes); members only the runs they started (this one is the author's)."""
+    ended: they are told so, 409); members only the runs they started (this one is the author's)."""
     if who == ANONYMOUS:
         return UNAUTHORIZED
     if who in MANAGERS:
-        return Answer(202)
+        return Answer(409)
     return FORBIDDEN if sees(who, visibility) else NOT_FOUND
 
 

@@ -135,6 +135,9 @@ def test_a_member_cancels_their_own_queued_run(team: Team) -> None:
     response = api_as(team.member).post(f"/api/v1/runs/{run_id}/cancel")
     assert response.status_code == 202
     assert response.json()["status"] == "cancelled"
+    again = api_as(team.member).post(f"/api/v1/runs/{run_id}/cancel")
+    assert again.status_code == 409
+    assert again.json()["detail"] == f"Run {run_id} has already ended (cancelled): there is nothing to cancel."
 
 
 def test_a_member_cannot_cancel_a_colleagues_run(team: Team) -> None:

@@ -122,7 +122,9 @@ def test_ctrl_c_answered_yes_cancels_the_run(
     env: dict[str, str],
     sessions: list[AtelierSession],
 ) -> None:
-    endpoint = scripted_endpoint(team, scripted_model, [bash("echo started && sleep 120")])
+    # A line is shown once the next begins: the shell holds back a line's end until it knows it
+    # is not the end of the command.
+    endpoint = scripted_endpoint(team, scripted_model, [bash("echo started; echo waiting; sleep 120")])
     args = ["create", "wait a while", "--workspace", team.workspace.slug, "--model", str(endpoint.pk), "--wait"]
     session = AtelierSession(args, env)
     sessions.append(session)
@@ -148,7 +150,7 @@ def test_ctrl_c_answered_no_leaves_the_run_going_to_follow_again_and_cancel(
     env: dict[str, str],
     sessions: list[AtelierSession],
 ) -> None:
-    endpoint = scripted_endpoint(team, scripted_model, [bash("echo started && sleep 120")])
+    endpoint = scripted_endpoint(team, scripted_model, [bash("echo started; echo waiting; sleep 120")])
     args = ["create", "wait a while", "--workspace", team.workspace.slug, "--model", str(endpoint.pk), "--wait"]
     session = AtelierSession(args, env)
     sessions.append(session)

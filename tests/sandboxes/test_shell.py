@@ -62,6 +62,17 @@ def test_output_streams_to_the_callback_in_order_while_the_command_runs(sandbox)
     assert result.output.split() == [f"line-{i}" for i in range(1, 6)]
 
 
+def test_a_short_line_before_a_long_wait_arrives_while_the_command_waits(sandbox):
+    """A line shorter than the shell's end-of-command marker is passed on at once, not
+    held until the command ends ("started", then minutes of work)."""
+    chunks: list[str] = []
+    result = sandbox.run_command("echo started; sleep 1; echo done", timeout=30, on_output=chunks.append)
+    assert "started" in chunks[0]
+    assert "done" not in chunks[0]  # it came before the wait was over
+    assert "".join(chunks) == result.output
+    assert result.output.split() == ["started", "done"]
+
+
 def test_a_timeout_kills_the_command_and_keeps_the_shell(sandbox):
     sandbox.run_command("cd /tmp && export KEPT=yes", timeout=30)
     result = sandbox.run_command("for i in 1 2 3; do sleep 60; done; echo never", timeout=2)
