@@ -190,8 +190,6 @@ def _build(
 def build_platform_images(*, offline: bool, force: bool = False, log: Log = print) -> PlatformImages:
     """Build the platform image and the S3 store's image unless images with their input hashes exist."""
     client = docker.from_env(timeout=600)
-    platform = _build(
-        client, tag=platform_image_tag(), context_for="platform", offline=offline, force=force, log=log
-    )
+    platform = _build(client, tag=platform_image_tag(), context_for="platform", offline=offline, force=force, log=log)
     store = _build(client, tag=store_image_tag(), context_for="store", offline=offline, force=force, log=log)
     return PlatformImages(platform=platform, store=store)

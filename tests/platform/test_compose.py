@@ -28,8 +28,14 @@ from tests.platform.compose_files import (
     validate,
 )
 
-SECRETS = ("SECRET_KEY", "FIELD_ENCRYPTION_KEYS", "POSTGRES_PASSWORD", "REDIS_PASSWORD")
-SECRETS += ("S3_ACCESS_KEY_ID", "S3_SECRET_ACCESS_KEY")
+SECRETS = (
+    "SECRET_KEY",
+    "FIELD_ENCRYPTION_KEYS",
+    "POSTGRES_PASSWORD",
+    "REDIS_PASSWORD",
+    "S3_ACCESS_KEY_ID",
+    "S3_SECRET_ACCESS_KEY",
+)
 VARIABLES = {
     **{name: f"{name.lower()}-given-{index}" for index, name in enumerate(SECRETS)},
     "SITE_HOST": "atelier.example.net",
@@ -66,7 +72,8 @@ def test_a_misspelt_health_check_is_refused_by_that_validation(tmp_path: Path) -
     broken.write_text(MAIN_FILE.read_text().replace("interval: 15s", "intervl: 15s", 1))
     result = validate(broken)
     assert result.returncode != 0
-    assert "$.services.web.healthcheck" in result.stdout and "intervl" in result.stdout
+    assert "$.services.web.healthcheck" in result.stdout
+    assert "intervl" in result.stdout
 
 
 @pytest.mark.parametrize("path", [MAIN_FILE, WORKER_HOST_FILE], ids=lambda p: p.name)
@@ -74,7 +81,8 @@ def test_every_service_has_a_health_check_and_comes_back_after_a_failure(path: P
     services = load(path)["services"]
     for name, service in services.items():
         check = service.get("healthcheck") or {}
-        assert check.get("test") and not check.get("disable"), f"{name} has no health check"
+        assert check.get("test"), f"{name} has no health check"
+        assert not check.get("disable"), f"{name}'s health check is off"
         assert check["test"][0] in {"CMD", "CMD-SHELL"}, name
         assert service.get("restart") == "unless-stopped", name
 
@@ -148,16 +156,20 @@ def test_only_the_worker_has_the_docker_socket_and_the_hosts_cgroups(main: dict[
     for name, service in services.items():
         if name != "worker":
             mounts = " ".join(str(volume) for volume in service.get("volumes", []))
-            assert "docker.sock" not in mounts and "/sys/fs/cgroup" not in mounts, name
-            assert "pid" not in service and service.get("user") != "root", name
+            assert "docker.sock" not in mounts, name
+            assert "/sys/fs/cgroup" not in mounts, name
+            assert "pid" not in service, name
+            assert service.get("user") != "root", name
 
 
 def test_web_and_beat_are_locked_down_and_web_listens_for_the_local_tls_proxy(main: dict[str, Any]) -> None:
     services = main["services"]
     for name in ("web", "beat"):
         service = services[name]
-        assert service["read_only"] is True and service["tmpfs"] == ["/tmp"], name
-        assert service["cap_drop"] == ["ALL"] and service["security_opt"] == ["no-new-privileges:true"], name
+        assert service["read_only"] is True, name
+        assert service["tmpfs"] == ["/tmp"], name
+        assert service["cap_drop"] == ["ALL"], name
+        assert service["security_opt"] == ["no-new-privileges:true"], name
     assert services["web"]["ports"] == ["${WEB_ADDRESS:-127.0.0.1}:8000:8000"]
     assert "--proxy-headers" in services["web"]["command"][-1]
 
@@ -170,7 +182,8 @@ def test_storage_is_the_stacks_own_s3_store_with_the_same_credentials(main: dict
     endpoint = urlsplit(app["S3_ENDPOINT_URL"])
     assert (endpoint.hostname, endpoint.port) == ("s3", 8333)
     assert "8333:8333" in services["s3"]["ports"][0]
-    assert app["S3_BUCKET"] and app["S3_REGION"]
+    assert app["S3_BUCKET"]
+    assert app["S3_REGION"]
     assert (app["S3_ACCESS_KEY_ID"], app["S3_SECRET_ACCESS_KEY"]) == (
         store["AWS_ACCESS_KEY_ID"],
         store["AWS_SECRET_ACCESS_KEY"],
@@ -216,9 +229,11 @@ def test_the_settings_accept_the_platforms_environment_as_production(main: dict[
     )
     assert result.returncode == 0, result.stderr
     seen = json.loads(result.stdout)
-    assert seen["debug"] is False and seen["secure_cookies"] is True
+    assert seen["debug"] is False
+    assert seen["secure_cookies"] is True
     assert seen["storage"] == "storages.backends.s3.S3Storage"
-    assert seen["options"]["endpoint_url"] == "http://s3:8333" and seen["options"]["bucket_name"] == "atelier"
+    assert seen["options"]["endpoint_url"] == "http://s3:8333"
+    assert seen["options"]["bucket_name"] == "atelier"
     assert seen["options"]["access_key"] == VARIABLES["S3_ACCESS_KEY_ID"]
     assert seen["database"] == "postgres"
     assert set(seen["hosts"]) == {"atelier.example.net", "localhost", "atelier-files.example.net"}
