@@ -19,6 +19,7 @@ help:
 	@echo "make run    - install what is missing, then serve Atelier at http://localhost:8000"
 	@echo "make test   - install what is missing, then ruff, mypy and pytest (PostgreSQL, Redis, gVisor, Chromium)"
 	@echo "make bench  - run the benchmarks in bench/"
+	@echo "make platform-image - the production images for docker-compose.yml (platform/README.md)"
 	@echo "make lint   - ruff, and the import contracts in pyproject.toml (which way imports may run)"
 
 venv: $(VENV)/.installed

@@ -7,6 +7,7 @@ Two paths share one Dockerfile (platform/sandbox/Dockerfile):
 Python packages are always downloaded on the host as wheels into a cache
 directory and installed with `pip install --no-index`, so the build itself
 needs no package index (and works where TLS inside containers does not).
+The deployment's images are built with the same parts (config/platform_image.py).
 """
 
 from __future__ import annotations

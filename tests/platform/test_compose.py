@@ -14,6 +14,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
+from sandboxes.agent.config import DEFAULTS as AGENT_DEFAULTS
 from tests.platform.compose_files import (
     APP_SERVICES,
     MAIN_FILE,
@@ -160,6 +161,13 @@ def test_only_the_worker_has_the_docker_socket_and_the_hosts_cgroups(main: dict[
             assert "/sys/fs/cgroup" not in mounts, name
             assert "pid" not in service, name
             assert service.get("user") != "root", name
+
+
+@pytest.mark.parametrize("path", [MAIN_FILE, WORKER_HOST_FILE], ids=lambda p: p.name)
+def test_a_stopping_worker_is_given_the_time_to_finish_its_runs(path: Path) -> None:
+    grace = load(path)["services"]["worker"]["stop_grace_period"]
+    assert re.fullmatch(r"\d+m", grace), grace
+    assert int(grace[:-1]) * 60 > AGENT_DEFAULTS["AGENT_MAX_WALL_SECONDS"]  # compose's default is 10 s
 
 
 def test_web_and_beat_are_locked_down_and_web_listens_for_the_local_tls_proxy(main: dict[str, Any]) -> None:
