@@ -7,22 +7,11 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from tests.support import has_executable, require
+from tests.support import require
+from tests.support.fixtures.sandbox import _docker_ready
 
 if TYPE_CHECKING:
     from config.platform_image import PlatformImages
-
-
-def _docker_ready() -> bool:
-    if not has_executable("docker"):
-        return False
-    import docker
-
-    try:
-        docker.from_env(timeout=10).ping()
-    except Exception:
-        return False
-    return True
 
 
 @pytest.fixture(scope="session")

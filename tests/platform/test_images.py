@@ -13,6 +13,7 @@ from typing import Any
 import boto3
 import docker
 import pytest
+from docker.models.containers import Container
 
 from config.platform_image import PlatformImages, build_platform_images
 from sandboxes.image import ensure_offline_base
@@ -61,6 +62,12 @@ def _on_port(service: dict[str, Any], port: int) -> dict[str, Any]:
         part.replace("localhost:8000", f"localhost:{port}") for part in moved["healthcheck"]["test"]
     ]
     return moved
+
+
+def _run_in(container: Container, argv: list[str]) -> str:
+    output = container.exec_run(argv).output
+    assert isinstance(output, bytes)
+    return output.decode().strip()
 
 
 def _get(url: str, host: str) -> tuple[int, bytes]:
@@ -137,10 +144,12 @@ def test_the_stacks_services_start_healthy_and_store_files_in_the_s3_store(
     shared = {"DATABASE_URL": _test_database_url(), "REDIS_URL": own_redis, "S3_ENDPOINT_URL": endpoint}
     shared |= TEST_ENVIRONMENT
     port = free_port()
-    web = run_service(client, _on_port(services["web"], port), image=image, variables=variables, environment=shared)
-    started.append(web)
-    for name in ("worker", "beat"):
-        started.append(run_service(client, services[name], image=image, variables=variables, environment=shared))
+    definitions = {"web": _on_port(services["web"], port), "worker": services["worker"], "beat": services["beat"]}
+    app = {
+        name: run_service(client, service, image=image, variables=variables, environment=shared)
+        for name, service in definitions.items()
+    }
+    started.extend(app.values())
     for container in started:
         wait_healthy(container)
 
@@ -152,12 +161,10 @@ def test_the_stacks_services_start_healthy_and_store_files_in_the_s3_store(
     assert b"<form" in page
     stylesheet = page.split(b'href="/static/', 1)[1].split(b'"', 1)[0].decode()
     assert _get(f"http://127.0.0.1:{port}/static/{stylesheet}", "atelier.example.net")[0] == 200
-    users = {c.name: c.exec_run(["id", "-u"]).output.decode().strip() for c in started[1:]}
-    assert users[web.name] != "0"
-    assert users[started[3].name] != "0"
-    assert users[started[2].name] == "0"  # the worker: the Docker socket and cgroups
+    users = {name: _run_in(container, ["id", "-u"]) for name, container in app.items()}
+    assert users == {"web": "10001", "beat": "10001", "worker": "0"}  # root only for the socket and cgroups
 
-    saved = web.exec_run(
+    saved = app["web"].exec_run(
         ["python", "manage.py", "shell", "-c",
          ("from django.core.files.base import ContentFile; from django.core.files.storage import default_storage;"
          " print(default_storage.save('deploy-check.txt', ContentFile(b'kept in the store')))")],
