@@ -13,12 +13,13 @@ TEST_DATABASE_URL ?= postgres://atelier:atelier@127.0.0.1:5432/atelier
 # (platform/sandbox/README.md, "CPU priority").
 export SANDBOX_CGROUP_PARENT ?= /atelier-sandboxes
 
-.PHONY: help run test lint typecheck pytest venv system-run system-test sandbox-image bench bench-reference clean
+.PHONY: help run test lint typecheck pytest venv system-run system-test sandbox-image platform-image bench bench-reference clean
 
 help:
 	@echo "make run    - install what is missing, then serve Atelier at http://localhost:8000"
 	@echo "make test   - install what is missing, then ruff, mypy and pytest (PostgreSQL, Redis, gVisor, Chromium)"
 	@echo "make bench  - run the benchmarks in bench/"
+	@echo "make platform-image - the production images for docker-compose.yml (platform/README.md)"
 	@echo "make lint   - ruff, and the import contracts in pyproject.toml (which way imports may run)"
 
 venv: $(VENV)/.installed
@@ -37,6 +38,10 @@ system-test:
 # The sandbox image is tagged by a hash of its inputs: a no-op when up to date.
 sandbox-image: venv
 	DEBUG=true $(PY) manage.py build_sandbox_image --offline
+
+# The production images (docker-compose.yml, platform/README.md), cached by a hash of their inputs too.
+platform-image: venv sandbox-image
+	DEBUG=true $(PY) manage.py build_platform_image --offline
 
 run: venv system-run sandbox-image
 	bash platform/dev/run.sh
@@ -72,6 +77,7 @@ bench: venv system-test sandbox-image bench-reference
 	DATABASE_URL=$(TEST_DATABASE_URL) $(PY) bench/pages.py
 	DATABASE_URL=$(TEST_DATABASE_URL) $(PY) bench/hostile.py
 	DATABASE_URL=$(TEST_DATABASE_URL) $(PY) bench/endpoint_transport.py
+	$(PY) bench/capacity.py
 
 clean:
 	rm -rf $(VENV) var .mypy_cache .ruff_cache .pytest_cache

@@ -56,6 +56,7 @@ INSTALLED_APPS = [
     "creations",
     "ninja",
     "api",
+    "config",  # its management command builds the deployment's images (config/platform_image.py)
 ]
 
 MIDDLEWARE = [

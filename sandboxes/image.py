@@ -7,6 +7,7 @@ Two paths share one Dockerfile (platform/sandbox/Dockerfile):
 Python packages are always downloaded on the host as wheels into a cache
 directory and installed with `pip install --no-index`, so the build itself
 needs no package index (and works where TLS inside containers does not).
+The deployment's images are built with the same parts (config/platform_image.py).
 """
 
 from __future__ import annotations
@@ -65,7 +66,7 @@ def sandbox_image_tag() -> str:
     return f"{settings.SANDBOX_IMAGE_REPOSITORY}:{inputs_hash()}"
 
 
-def _image_exists(client: docker.DockerClient, tag: str) -> bool:
+def image_exists(client: docker.DockerClient, tag: str) -> bool:
     try:
         client.images.get(tag)
     except docker.errors.ImageNotFound:
@@ -85,16 +86,15 @@ def _lines_hash(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()[:16]
 
 
-def _ensure_wheels(cache: Path, log: Log) -> Path:
-    """Every Python package as a wheel (sdists such as midiutil built by `pip wheel`)."""
-    wheels = cache / "wheels" / _lines_hash(SANDBOX_SOURCE_DIR / "requirements.txt")
+def ensure_wheels(cache: Path, requirements: Path, log: Log) -> Path:
+    """Every Python package as a wheel (sdists such as midiutil built by `pip wheel`), cached by the file's hash."""
+    wheels = cache / "wheels" / _lines_hash(requirements)
     if (wheels / ".complete").exists():
         return wheels
     shutil.rmtree(wheels, ignore_errors=True)
     wheels.mkdir(parents=True)
-    requirements = str(SANDBOX_SOURCE_DIR / "requirements.txt")
     pip = [sys.executable, "-m", "pip", "--disable-pip-version-check"]
-    _run([*pip, "wheel", "--prefer-binary", "-w", str(wheels), "-r", requirements], log, "Downloading wheels")
+    _run([*pip, "wheel", "--prefer-binary", "-w", str(wheels), "-r", str(requirements)], log, "Downloading wheels")
     (wheels / ".complete").touch()
     return wheels
 
@@ -112,10 +112,10 @@ def _ensure_assets(cache: Path, log: Log) -> Path:
     return assets
 
 
-def _ensure_offline_base(client: docker.DockerClient, cache: Path, log: Log) -> str:
+def ensure_offline_base(client: docker.DockerClient, cache: Path, log: Log) -> str:
     recipe = f"{OFFLINE_BASE_RECIPE} {settings.SANDBOX_DEBIAN_MIRROR}"
     tag = f"{settings.SANDBOX_IMAGE_REPOSITORY}-base:bookworm-{hashlib.sha256(recipe.encode()).hexdigest()[:12]}"
-    if _image_exists(client, tag):
+    if image_exists(client, tag):
         log(f"Base image {tag} is up to date.")
         return tag
     if shutil.which("debootstrap") is None:
@@ -135,7 +135,7 @@ def _ensure_offline_base(client: docker.DockerClient, cache: Path, log: Log) -> 
     finally:
         tar.stdout.close()
         tar.wait()
-    if not _image_exists(client, tag):
+    if not image_exists(client, tag):
         raise ImageBuildError("docker import of the debootstrap base did not produce an image.")
     shutil.rmtree(rootfs, ignore_errors=True)
     return tag
@@ -152,18 +152,20 @@ def _prepare_context(cache: Path, wheels: Path, assets: Path) -> Path:
         target.mkdir()
         for item in source.iterdir():
             if item.suffix == ".whl":
-                _link_or_copy(item, target / item.name)
+                link_or_copy(item, target / item.name)
     return context
 
 
-def _link_or_copy(source: Path, target: Path) -> None:
+def link_or_copy(source: Path, target: Path) -> None:
     try:
         target.hardlink_to(source)
     except OSError:
         shutil.copy2(source, target)
 
 
-def _docker_build(client: docker.DockerClient, context: Path, tag: str, base_image: str, log: Log) -> None:
+def docker_build(
+    client: docker.DockerClient, context: Path, tag: str, base_image: str, log: Log, *, labels: dict[str, str]
+) -> None:
     # Send the context as an uncompressed tar stream built here (hardlinks
     # resolved), so Docker's client-side .dockerignore logic is not involved.
     archive = context.parent / "context.tar"
@@ -178,7 +180,7 @@ def _docker_build(client: docker.DockerClient, context: Path, tag: str, base_ima
             rm=True,
             forcerm=True,
             decode=True,
-            labels={"atelier.sandbox-image": "1"},
+            labels=labels,
         )
         for chunk in stream:
             if "stream" in chunk:
@@ -194,17 +196,17 @@ def build_sandbox_image(*, offline: bool, force: bool = False, log: Log = print)
     """Build the image unless an image with the current input hash exists."""
     client = docker.from_env(timeout=600)
     tag = f"{settings.SANDBOX_IMAGE_REPOSITORY}:{inputs_hash()}"
-    if not force and _image_exists(client, tag):
+    if not force and image_exists(client, tag):
         log(f"Sandbox image {tag} is up to date.")
         return BuildOutcome(tag=tag, built=False)
     cache = Path(settings.SANDBOX_BUILD_CACHE_DIR)
     cache.mkdir(parents=True, exist_ok=True)
     (cache / ".gitignore").write_text("*\n")  # a cache, never committed
-    wheels = _ensure_wheels(cache, log)
+    wheels = ensure_wheels(cache, SANDBOX_SOURCE_DIR / "requirements.txt", log)
     assets = _ensure_assets(cache, log)
-    base_image = _ensure_offline_base(client, cache, log) if offline else settings.SANDBOX_BASE_IMAGE
+    base_image = ensure_offline_base(client, cache, log) if offline else settings.SANDBOX_BASE_IMAGE
     context = _prepare_context(cache, wheels, assets)
     log(f"Building {tag} from {base_image}")
-    _docker_build(client, context, tag, base_image, log)
+    docker_build(client, context, tag, base_image, log, labels={"atelier.sandbox-image": "1"})
     client.images.get(tag).tag(settings.SANDBOX_IMAGE_REPOSITORY, "latest")
     return BuildOutcome(tag=tag, built=True)
