@@ -65,6 +65,8 @@ async def run_event_stream(*, run_id: int, after: int, user_id: int, address: st
         yield sse_message(event="closing", data={"message": refusal.message})
         return
     try:
+        # Bytes at once: the client (and any proxy) sees the stream open before the first event.
+        yield b": stream open\n\n"
         checked_at = time.monotonic()
         idle = min(settings.API_SSE_KEEPALIVE_SECONDS, settings.RUN_WS_POLL_SECONDS)
         async for event in follow_run_events(run_id=run_id, after=after, idle_seconds=idle):

@@ -89,6 +89,7 @@ def test_an_idle_stream_sends_keep_alive_comments(run_stack: AtelierServer, team
         http.stream("GET", f"/api/v1/runs/{run.pk}/events/stream") as response,
     ):
         lines = response.iter_lines()
+        assert next(lines) == ": stream open"  # at once, before any event
         comment = next(line for line in lines if line.startswith(":"))
     assert comment == ": keep-alive"
     assert time.monotonic() - started < 15
