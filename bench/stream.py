@@ -10,7 +10,9 @@ OpenAI-compatible model in a separate process, and measures:
 - baseline: events written straight into the database by this process (no
   agent, no sandbox) -> websocket: the transport alone;
 - latency with 1 and with N concurrent 20-step scripted runs (event stored ->
-  event received, p50/p99, live events only);
+  event received, p50/p99, live events only), each run watched at once over the
+  websocket (the pages) and over the API's Server-Sent Events stream (scripts):
+  the two paths measured on the same events;
 - runs per minute for 20-step scripted runs, end to end: with the worker as
   deployed (WORKER_CONCURRENCY's default, 4 runs at once per core) and, for
   comparison, with one worker thread per latency-phase run (oversubscribed);
@@ -40,6 +42,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from measuring import cpu_per_run, cpu_snapshot, machine_speed, niced, summary  # noqa: E402 - beside this file
+from watchers import watch_sse, watch_websocket  # noqa: E402 - beside this file
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.test_settings")
 BENCH_DB_SUFFIX = "_bench"  # a database of its own, named after DATABASE_URL's
@@ -70,27 +73,6 @@ def serve_model(port_file: str) -> None:
     Path(port_file).write_text(str(server.port))
     while True:
         time.sleep(3600)
-
-
-async def watch(ws_url: str, origin: str, cookie: str, opened: list[float]) -> list[float]:
-    """Latencies (ms) of the live events of one run, until the server closes the socket."""
-    from websockets.asyncio.client import connect
-    from websockets.exceptions import ConnectionClosed
-
-    latencies: list[float] = []
-    async with connect(ws_url, origin=origin, additional_headers={"Cookie": cookie}, open_timeout=30) as ws:  # type: ignore[arg-type]
-        connected = time.time()
-        opened.append(connected)
-        try:
-            async for raw in ws:
-                received = time.time()
-                event = json.loads(raw)
-                stored = datetime.fromisoformat(event["at"]).timestamp()
-                if stored >= connected:  # replayed history is not live latency
-                    latencies.append((received - stored) * 1000)
-        except ConnectionClosed:
-            pass
-    return latencies
 
 
 def main() -> None:
@@ -264,7 +246,10 @@ def main() -> None:
         "python_loop_10m_s_before_and_after": [speed_before, machine_speed()],
     }
     results["measured_at"] = datetime.now(UTC).isoformat(timespec="seconds")
-    out = ROOT / "bench" / "results" / "stream.json"
+    # A latency-only round (BENCH_LATENCY_ONLY) keeps the full round's figures.
+    out = (
+        ROOT / "bench" / "results" / ("stream-latency.json" if os.environ.get("BENCH_LATENCY_ONLY") else "stream.json")
+    )
     out.write_text(json.dumps(results, indent=2) + "\n")
     print(json.dumps(results, indent=2))
     print(f"written to {out.relative_to(ROOT)}")
@@ -291,6 +276,9 @@ def run_scenarios(
     membership_add(workspace=workspace, user=owner, role=Role.OWNER)
     endpoint = ModelEndpoint.objects.create(workspace=workspace, name="scripted", base_url=model_url, model="scripted")
     cookie = server.cookie_for(owner)
+    from tests.support.api import token_for
+
+    token = token_for(owner, scope="read")
 
     def submit(brief: str = "bench run") -> Run:
         return creation_submit(workspace=workspace, author=owner, brief=brief, model_endpoint=endpoint)
@@ -303,11 +291,17 @@ def run_scenarios(
                 raise RuntimeError("runs did not finish in time\n" + server.logs())
             time.sleep(0.2)
 
-    async def watch_runs(run_ids: list[int]) -> list[float]:
+    async def watch_runs(run_ids: list[int]) -> tuple[list[float], list[float]]:
+        """Each run over the websocket and over the event stream at once: (websocket, SSE) latencies."""
         opened: list[float] = []
-        tasks = [watch(server.ws_url(f"/ws/runs/{rid}/"), server.origin, cookie, opened) for rid in run_ids]
-        per_run = await asyncio.gather(*tasks)
-        return [x for run in per_run for x in run]
+        sockets = [watch_websocket(server.ws_url(f"/ws/runs/{rid}/"), server.origin, cookie, opened) for rid in run_ids]
+        streams = [
+            watch_sse(f"http://localhost:{server.port}/api/v1/runs/{rid}/events/stream", token, opened)
+            for rid in run_ids
+        ]
+        per_run = await asyncio.gather(*sockets, *streams)
+        over_socket, over_stream = per_run[: len(run_ids)], per_run[len(run_ids) :]
+        return [x for run in over_socket for x in run], [x for run in over_stream for x in run]
 
     results: dict[str, Any] = {}
 
@@ -315,7 +309,7 @@ def run_scenarios(
     run = submit("baseline")
     Run.objects.filter(pk=run.pk).update(status=RunStatus.RUNNING)
 
-    async def baseline() -> list[float]:
+    async def baseline() -> tuple[list[float], list[float]]:
         watcher = asyncio.ensure_future(watch_runs([run.pk]))
         await asyncio.sleep(1.0)
         for i in range(300):
@@ -326,13 +320,15 @@ def run_scenarios(
         await asyncio.to_thread(run_finish, run_id=run.pk, status=RunStatus.SUCCEEDED, reason="bench")
         return await watcher
 
-    results["baseline_transport_only"] = summary(asyncio.run(baseline()))
-    print("baseline", results["baseline_transport_only"], flush=True)
+    over_socket, over_stream = asyncio.run(baseline())
+    results["baseline_transport_only"] = summary(over_socket)
+    results["baseline_transport_only_sse"] = summary(over_stream)
+    print("baseline", results["baseline_transport_only"], "SSE", results["baseline_transport_only_sse"], flush=True)
 
     for label, count in (("latency_1_run", 1), (f"latency_{concurrent}_runs", concurrent)):
         runs = [submit(f"latency {n}") for n in range(count)]
         started = time.monotonic()
-        samples = asyncio.run(watch_runs([r.pk for r in runs]))
+        samples, sse_samples = asyncio.run(watch_runs([r.pk for r in runs]))
         wait_final(runs)
         elapsed = time.monotonic() - started
         statuses = list(Run.objects.filter(pk__in=[r.pk for r in runs]).values_list("status", flat=True))
@@ -342,7 +338,8 @@ def run_scenarios(
             "succeeded": statuses.count(RunStatus.SUCCEEDED),
             "seconds": round(elapsed, 1),
         }
-        print(label, results[label], flush=True)
+        results[f"{label}_sse"] = summary(sse_samples)
+        print(label, results[label], "SSE", results[f"{label}_sse"], flush=True)
     if os.environ.get("BENCH_LATENCY_ONLY"):  # a quicker round while profiling
         return results
 
