@@ -44,8 +44,11 @@ def _connection_kept_between_requests(transactional_db: None) -> Iterator[None]:
 
 
 @pytest.fixture
-def world(team: Team, settings: Any, _connection_kept_between_requests: None) -> dict[str, Any]:
-    """A workspace with a finished run in it, and a token of a member who may write there."""
+def world(
+    team: Team, settings: Any, _connection_kept_between_requests: None, platform_on_own_redis: str
+) -> dict[str, Any]:
+    """A workspace with a finished run in it, and a token of a member who may write there. Runs it
+    starts are committed, so their wake-ups go out: to a Redis of this test's own."""
     settings.API_RATE_LIMIT_PER_MINUTE = 100_000
     settings.RATE_LIMIT_SUBMISSIONS_PER_MINUTE = 100_000
     settings.RATE_LIMIT_SUBMISSIONS_PER_ADDRESS_PER_MINUTE = 100_000

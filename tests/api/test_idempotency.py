@@ -58,8 +58,9 @@ def test_without_a_key_each_request_makes_a_run(team: Team) -> None:
 
 @pytest.mark.services
 @pytest.mark.django_db(transaction=True)
-def test_the_same_request_sent_at_once_makes_one_run(team: Team) -> None:
-    """Two threads, each its own database connection, released together."""
+def test_the_same_request_sent_at_once_makes_one_run(team: Team, platform_on_own_redis: str) -> None:
+    """Four threads, each its own database connection, released together (the run's wake-up goes to a
+    Redis of this test's own)."""
     raw, key = token_for(team.member), str(uuid.uuid4())
     start, answers = threading.Barrier(4), []
 

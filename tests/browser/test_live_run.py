@@ -90,7 +90,12 @@ def test_a_person_submits_a_brief_watches_it_live_and_sees_the_artifacts(
     image = artifacts.locator("img.artifact-image")
     image.wait_for(state="attached")
     image.scroll_into_view_if_needed()  # artifact images load lazily
-    assert image.evaluate("(img) => img.complete ? img.naturalWidth : new Promise((ok) => img.onload = () => ok(img.naturalWidth))") == 600
+    assert (
+        image.evaluate(
+            "(img) => img.complete ? img.naturalWidth : new Promise((ok) => img.onload = () => ok(img.naturalWidth))"
+        )
+        == 600
+    )
     artifacts.locator("video").scroll_into_view_if_needed()
     assert artifacts.locator("video").evaluate(SEEK_VIDEO) == pytest.approx(3, abs=0.2)
     assert artifacts.locator("audio").evaluate(PLAY_AUDIO) > 0
