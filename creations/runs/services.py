@@ -70,7 +70,9 @@ def _clean_endpoint(workspace: Workspace, endpoint: ModelEndpoint | None) -> Mod
 def _queue_new_run(creation: Creation, *, started_by: User) -> Run:
     run = run_create_queued(creation=creation, started_by=started_by)
     run_note_waiting(run_id=run.pk)
-    queue.send_wake_up_on_commit(run.pk)
+    # The run is stored whatever the broker says: with Redis away, the person still gets their
+    # run (not an error page), and the reaper wakes a worker for it once Redis is back.
+    queue.send_wake_up_on_commit(run.pk, robust=True)
     return run
 
 

@@ -164,3 +164,16 @@ def test_rerun_and_fork_make_new_runs(team: Team) -> None:
 def test_the_schemas_enums_match_the_models() -> None:
     assert set(get_args(RunStatusName)) == set(RunStatus.values)
     assert set(get_args(VisibilityName)) == set(Visibility.values)
+
+
+def test_a_run_started_while_the_broker_is_away_is_kept_and_said_to_be_queued(
+    team: Team, django_capture_on_commit_callbacks: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broker_down(run_id: int | None = None) -> None:
+        raise ConnectionError("Redis is away")
+
+    monkeypatch.setattr("creations.runs.queue.send_wake_up", broker_down)
+    with django_capture_on_commit_callbacks(execute=True):
+        response = start(team)
+    assert response.status_code == 201  # the reaper wakes a worker for it later
+    assert Run.objects.get(pk=response.json()["id"]).status == RunStatus.QUEUED
