@@ -1,4 +1,7 @@
-"""/healthz: is each component this instance needs reachable?"""
+"""/healthz: is each component this instance needs reachable? And is any
+worker able to run sandboxes? (/healthz/workers answers that alone, for a
+monitor of the platform as a whole: a web instance is healthy without workers,
+but nobody's creation would start.)"""
 
 import logging
 import time
@@ -11,6 +14,7 @@ from django.http import HttpRequest, JsonResponse
 from django.views.decorators.cache import never_cache
 
 from config.celery import app as celery_app
+from sandboxes.host_presence import alive_hosts
 
 logger = logging.getLogger(__name__)
 
@@ -44,6 +48,19 @@ CHECKS: dict[str, Callable[[], None]] = {
 }
 
 
+def _workers_report() -> dict[str, object]:
+    """How many worker hosts said lately that they are alive, and how many of them
+    can start sandboxes. Counts only: /healthz answers anyone; the hosts' own logs
+    say which is which and why."""
+    try:
+        hosts = alive_hosts()
+    except Exception:
+        logger.warning("healthz: could not read which workers are alive", exc_info=True)
+        return {"ok": False, "error": "unknown: Redis is unreachable; see the server log"}
+    working = sum(1 for host in hosts if host.engine_ok)
+    return {"ok": working > 0, "hosts_alive": len(hosts), "hosts_with_working_engine": working}
+
+
 @never_cache
 def healthz(request: HttpRequest) -> JsonResponse:
     components: dict[str, dict[str, object]] = {}
@@ -59,4 +76,14 @@ def healthz(request: HttpRequest) -> JsonResponse:
         else:
             components[name] = {"ok": True, "ms": round((time.monotonic() - started) * 1000, 1)}
     ok = all(c["ok"] for c in components.values())
-    return JsonResponse({"ok": ok, "components": components}, status=200 if ok else 503)
+    # Reported, but not part of this instance's own health: restarting a web
+    # instance because no worker is up would only add an outage.
+    body = {"ok": ok, "components": components, "workers": _workers_report()}
+    return JsonResponse(body, status=200 if ok else 503)
+
+
+@never_cache
+def healthz_workers(request: HttpRequest) -> JsonResponse:
+    """200 when at least one worker host with a working sandbox engine is alive, else 503."""
+    report = _workers_report()
+    return JsonResponse(report, status=200 if report["ok"] else 503)

@@ -8,6 +8,7 @@ storage settings.
 """
 
 import os
+import socket
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -16,7 +17,7 @@ from cryptography.fernet import Fernet
 from django.core.exceptions import ImproperlyConfigured
 from django.core.management.utils import get_random_secret_key
 from environs import Env, EnvValidationError
-from marshmallow.validate import OneOf, Range
+from marshmallow.validate import OneOf, Range, Regexp
 
 from config.development_secrets import development_secret
 from sandboxes.agent.config import DEFAULTS as AGENT_DEFAULTS
@@ -243,11 +244,22 @@ SANDBOX_POOL_MAX_AGE = env.int("SANDBOX_POOL_MAX_AGE", default=3600, validate=Ra
 SANDBOX_ORPHAN_MIN_AGE = env.int("SANDBOX_ORPHAN_MIN_AGE", default=6 * 3600, validate=Range(min=0))  # seconds
 # Dotted path of a callable(run_id: str) -> bool telling the janitor whether a run is active.
 SANDBOX_RUN_ACTIVE_CHECK = env.str("SANDBOX_RUN_ACTIVE_CHECK", default="")
+# Each worker sweeps its own host's engine (at start, then every interval): a
+# beat task would land on one host only. sandboxes/host_keeper.py.
 SANDBOX_JANITOR_INTERVAL = env.int("SANDBOX_JANITOR_INTERVAL", default=300, validate=Range(min=10))  # seconds
-CELERY_BEAT_SCHEDULE["sandboxes-janitor"] = {
-    "task": "sandboxes.tasks.sandbox_janitor",
-    "schedule": float(SANDBOX_JANITOR_INTERVAL),
-}
+# The worker host this worker's Docker engine belongs to. Every sandbox carries
+# it as a label, and a host's janitor and reaper remove only their own host's
+# containers. Workers sharing one engine share the id; it must stay the same
+# across restarts (a container's host name changes when it is recreated, so
+# the deployment files set it), or a restarted host cannot clean up after itself.
+SANDBOX_HOST_ID = env.str(
+    "SANDBOX_HOST_ID",
+    default=socket.gethostname()[:63] or "localhost",
+    validate=Regexp(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$", error="SANDBOX_HOST_ID: letters, digits, '.', '_', '-'"),
+)
+# How often a worker says its host is alive (with whether its engine works), and
+# how long that claim lasts: /healthz/workers counts the hosts whose claim is current.
+SANDBOX_HOST_BEAT_SECONDS = env.float("SANDBOX_HOST_BEAT_SECONDS", default=10.0, validate=Range(min=0.5))
 
 # --- Agent ---
 # (model client and agent loop)

@@ -1,10 +1,11 @@
 from django.contrib import admin
 from django.urls import include, path
 
-from config.health import healthz
+from config.health import healthz, healthz_workers
 
 urlpatterns = [
     path("healthz", healthz, name="healthz"),
+    path("healthz/workers", healthz_workers, name="healthz-workers"),
     path("admin/", admin.site.urls),
     path("", include("api.urls")),
     path("", include("api.web_urls")),

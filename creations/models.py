@@ -129,6 +129,8 @@ class Run(models.Model):
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
     worker = models.CharField(max_length=200, blank=True, help_text="Celery worker hostname running it.")
+    # The worker host (SANDBOX_HOST_ID) whose engine runs its sandbox: said when that host is lost.
+    sandbox_host = models.CharField(max_length=63, blank=True)
     sandbox_id = models.CharField(max_length=100, blank=True)
     # Usage counters.
     steps = models.PositiveIntegerField(default=0)

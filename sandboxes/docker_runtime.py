@@ -38,6 +38,8 @@ LABEL_SANDBOX = "atelier.sandbox"
 LABEL_RUN_ID = "atelier.run_id"
 LABEL_OWNER = "atelier.owner"
 LABEL_POOL = "atelier.pool"
+# The worker host whose engine runs the sandbox: each host cleans up only its own.
+LABEL_HOST = "atelier.host"
 SANDBOX_USER = "1000:1000"
 NAME_PREFIX = "atelier-"
 
@@ -75,6 +77,7 @@ class SandboxConfig:
     copy_out_max_files: int
     freeze_idle: bool = False
     output_max_bytes: int = 128 * 1024 * 1024
+    host_id: str = "localhost"
 
     @classmethod
     def from_settings(cls) -> SandboxConfig:
@@ -108,6 +111,7 @@ class SandboxConfig:
             copy_out_max_files=s.SANDBOX_COPY_OUT_MAX_FILES,
             freeze_idle=s.SANDBOX_FREEZE_IDLE,
             output_max_bytes=s.SANDBOX_OUTPUT_MAX_BYTES,
+            host_id=s.SANDBOX_HOST_ID,
         )
 
     def shell_limits(self) -> ShellLimits:
@@ -200,7 +204,7 @@ def container_options(config: SandboxConfig, labels: Mapping[str, str], network:
             # command past output_max_bytes) and what is in flight when it does.
             STATE_DIR: _tmpfs(f"{config.output_max_bytes // (1024 * 1024) + 32}m", "0700", owned=True),
         },
-        "labels": {LABEL_SANDBOX: "1", **labels},
+        "labels": {LABEL_SANDBOX: "1", LABEL_HOST: config.host_id, **labels},
         "hostname": "sandbox",
         "working_dir": "/testbed",
         "network_mode": network if network == "none" else None,

@@ -1,11 +1,16 @@
 """Remove sandboxes nobody will release: their run ended or is unknown, or
-they are stale pool members. Runs as a Celery beat task and a command."""
+they are stale pool members.
+
+A sweep only ever touches the containers of this worker host (the
+`atelier.host` label, SANDBOX_HOST_ID): several hosts may share a database,
+and a run another host is running is none of this host's business, nor is a
+container on an engine shared with another installation. Each worker sweeps
+its own host (sandboxes.host_keeper); `manage.py sandbox_janitor` does by hand."""
 
 from __future__ import annotations
 
 import logging
 import os
-import socket
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -16,7 +21,7 @@ import docker.errors
 from django.conf import settings
 from django.utils.module_loading import import_string
 
-from sandboxes.docker_runtime import LABEL_RUN_ID, LABEL_SANDBOX
+from sandboxes.docker_runtime import LABEL_HOST, LABEL_RUN_ID, LABEL_SANDBOX
 from sandboxes.freezer import thaw_container
 from sandboxes.pool import POOL_NAME_PREFIX, POOL_OWNER_LABEL, RUN_NAME_PREFIX
 
@@ -55,9 +60,15 @@ def _run_id(name: str, labels: dict[str, str]) -> str | None:
     return None
 
 
+def belongs_to_host(labels: dict[str, str], host_id: str) -> bool:
+    """Is this container one of `host_id`'s? Containers made before sandboxes
+    carried their host have only ever run on the engine they are on: its host's."""
+    return labels.get(LABEL_HOST, host_id) == host_id
+
+
 def _pool_owner_dead(labels: dict[str, str]) -> bool:
     host, _, pid = labels.get(POOL_OWNER_LABEL, "").partition(":")
-    if host != socket.gethostname() or not pid.isdigit():
+    if host != settings.SANDBOX_HOST_ID or not pid.isdigit():
         return False
     try:
         os.kill(int(pid), 0)
@@ -93,15 +104,19 @@ def sweep(
     client: docker.DockerClient | None = None,
     dry_run: bool = False,
     only_labels: dict[str, str] | None = None,
+    host_id: str | None = None,
 ) -> list[Removal]:
-    """Remove orphaned sandboxes; returns what was (or would be) removed.
-    `only_labels` narrows the sweep (tests use it to leave others' sandboxes alone)."""
+    """Remove this host's orphaned sandboxes; returns what was (or would be) removed.
+    `only_labels` narrows the sweep further (tests use it to leave others' sandboxes alone)."""
     client = client or docker.from_env()
+    host_id = host_id or settings.SANDBOX_HOST_ID
     removals: list[Removal] = []
     label_filter = [LABEL_SANDBOX, *(f"{key}={value}" for key, value in (only_labels or {}).items())]
     for summary in client.api.containers(all=True, filters={"label": label_filter}):
         name = (summary.get("Names") or ["/?"])[0].lstrip("/")
         labels = summary.get("Labels") or {}
+        if not belongs_to_host(labels, host_id):
+            continue
         try:
             attrs = client.api.inspect_container(summary["Id"])
         except docker.errors.NotFound:

@@ -14,7 +14,6 @@ import logging
 import os
 import re
 import secrets
-import socket
 import threading
 import time
 from collections import deque
@@ -72,7 +71,7 @@ class WarmPool:
         self._lock = threading.Lock()
         self._wake = threading.Event()
         self._closed = False
-        self._owner = f"{socket.gethostname()}:{os.getpid()}"
+        self._owner = f"{settings.SANDBOX_HOST_ID}:{os.getpid()}"
         self._thread = threading.Thread(target=self._fill_forever, name="sandbox-pool", daemon=True)
         self._thread.start()
         self._wake.set()

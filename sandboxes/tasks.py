@@ -1,13 +1,20 @@
-"""Celery tasks of the sandboxes app (thin: the work is in sandboxes.janitor)."""
+"""The sandboxes app's part in a Celery worker: each worker keeps its host
+(sandboxes.host_keeper): it sweeps its own engine and says it is alive."""
 
 from __future__ import annotations
 
-from celery import shared_task
+from typing import Any
 
-from sandboxes.janitor import default_run_active_check, sweep
+from celery.signals import worker_ready, worker_shutdown
+
+from sandboxes import host_keeper
 
 
-@shared_task(name="sandboxes.tasks.sandbox_janitor", ignore_result=True)
-def sandbox_janitor() -> int:
-    """Remove orphaned sandboxes; returns how many."""
-    return len(sweep(default_run_active_check()))
+@worker_ready.connect
+def _keep_this_host(sender: Any = None, **_: Any) -> None:
+    host_keeper.start_keeping(node=str(getattr(sender, "hostname", None) or "worker"))
+
+
+@worker_shutdown.connect
+def _stop_keeping_this_host(**_: Any) -> None:
+    host_keeper.stop_keeping()

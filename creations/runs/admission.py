@@ -120,9 +120,9 @@ class _Claim(Enum):
     FULL = "full"  # its workspace's slots filled up meanwhile
 
 
-def run_claim_next(*, worker: str, run_id: int | None = None) -> int | None:
+def run_claim_next(*, worker: str, host: str = "", run_id: int | None = None) -> int | None:
     """Start the fairest admissible queued run: move it to starting for `worker`
-    and return its id; None when no queued run may start now.
+    (on worker host `host`) and return its id; None when no queued run may start now.
 
     `run_id` is the run the wake-up was sent for: when nothing can be claimed
     (or another run was), and it still waits, it is told why."""
@@ -142,7 +142,7 @@ def run_claim_next(*, worker: str, run_id: int | None = None) -> int | None:
             tried.add(candidate)
             if workspace_id in full:
                 continue
-            outcome = _claim(candidate, workspace_id=workspace_id, worker=worker)
+            outcome = _claim(candidate, workspace_id=workspace_id, worker=worker, host=host)
             if outcome is _Claim.CLAIMED:
                 claimed = candidate
                 break
@@ -159,7 +159,7 @@ def run_claim_next(*, worker: str, run_id: int | None = None) -> int | None:
     return claimed
 
 
-def _claim(run_id: int, *, workspace_id: int, worker: str) -> _Claim:
+def _claim(run_id: int, *, workspace_id: int, worker: str, host: str) -> _Claim:
     with transaction.atomic():
         locked = Run.objects.select_for_update(skip_locked=True).filter(pk=run_id, status=RunStatus.QUEUED)
         if not list(locked.values_list("pk", flat=True)):
@@ -172,7 +172,7 @@ def _claim(run_id: int, *, workspace_id: int, worker: str) -> _Claim:
         )
         if quota is None or in_flight_count(workspace_id) >= quota:
             return _Claim.FULL
-        return _Claim.CLAIMED if run_mark_starting(run_id=run_id, worker=worker) else _Claim.TAKEN
+        return _Claim.CLAIMED if run_mark_starting(run_id=run_id, worker=worker, host=host) else _Claim.TAKEN
 
 
 def in_flight_count(workspace_id: int) -> int:

@@ -34,10 +34,14 @@ from creations.runs.state import IN_FLIGHT_STATUSES, run_finish, run_mark_requeu
 
 log = logging.getLogger(__name__)
 
-WORKER_LOST_REASON = (
-    "The worker running this run stopped responding (it crashed or was restarted). "
-    "Events up to that moment are kept; start the run again to retry."
-)
+def worker_lost_reason(host: str) -> str:
+    """Why a run whose worker stopped beating ended, naming its host when known:
+    with several worker hosts, the one that went down is what an operator looks for."""
+    where = f" on worker host “{host}”" if host else ""
+    return (
+        f"The worker running this run{where} stopped responding (it crashed, was restarted, or its host went "
+        "down). Events up to that moment are kept; start the run again to retry."
+    )
 
 
 REQUEUED_REASON = "Waiting for a worker: it was queued again because no worker had picked it up."
@@ -47,21 +51,27 @@ QUEUE_LOST_REASON = (
 )
 
 
-def stale_runs() -> list[int]:
+def stale_runs() -> list[tuple[int, str]]:
+    """In-flight runs whose worker stopped beating, with the host each ran on."""
     cutoff = timezone.now() - timedelta(seconds=settings.RUN_STALE_AFTER_SECONDS)
     in_flight = Run.objects.filter(status__in=IN_FLIGHT_STATUSES)
     stale = in_flight.filter(Q(heartbeat_at__lt=cutoff) | Q(heartbeat_at__isnull=True, started_at__lt=cutoff))
-    return list(stale.values_list("pk", flat=True))
+    return list(stale.values_list("pk", "sandbox_host"))
 
 
 def reap_stale_runs() -> list[int]:
-    """End stale runs as failed and remove their sandboxes; returns the ids reaped."""
+    """End stale runs as failed and remove this host's sandboxes of them (a dead
+    host's own are removed by its janitor when it is back); returns the ids reaped.
+    Any worker's reaper ends any host's runs: the heartbeats are in the database."""
     reaped = []
-    for run_id in stale_runs():
+    for run_id, host in stale_runs():
         if run_finish(
-            run_id=run_id, status=RunStatus.FAILED, reason=WORKER_LOST_REASON, from_statuses=IN_FLIGHT_STATUSES
+            run_id=run_id,
+            status=RunStatus.FAILED,
+            reason=worker_lost_reason(host),
+            from_statuses=IN_FLIGHT_STATUSES,
         ):
-            log.warning("Reaped run %s: its worker stopped sending heartbeats.", run_id)
+            log.warning("Reaped run %s (host %r): its worker stopped sending heartbeats.", run_id, host)
             reaped.append(run_id)
     if reaped:
         remove_ended_run_sandboxes()
@@ -108,7 +118,7 @@ def run_is_active(run_id: str | int) -> bool:
 
 
 def remove_ended_run_sandboxes() -> int:
-    """Remove the sandboxes of runs that have ended (labelled or named after them)."""
+    """Remove this host's sandboxes of runs that have ended (labelled or named after them)."""
     from sandboxes.janitor import sweep
 
     try:

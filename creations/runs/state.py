@@ -41,8 +41,9 @@ def run_create_queued(*, creation: Creation, started_by: User) -> Run:
     return Run.objects.create(creation=creation, started_by=started_by)
 
 
-def run_mark_starting(*, run_id: int, worker: str) -> bool:
-    """Claim a queued run for this worker; False when someone else has it (or it was cancelled).
+def run_mark_starting(*, run_id: int, worker: str, host: str = "") -> bool:
+    """Claim a queued run for this worker (on worker host `host`); False when someone
+    else has it (or it was cancelled).
 
     Admission calls it holding the workspace's lock (creations.runs.admission): the
     status and its event commit together, and the event is announced after."""
@@ -53,6 +54,7 @@ def run_mark_starting(*, run_id: int, worker: str) -> bool:
             started_at=now,
             heartbeat_at=now,
             worker=worker[:200],
+            sandbox_host=host[:63],
             reason="",
             admissible_since=None,
         )

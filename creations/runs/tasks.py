@@ -35,7 +35,9 @@ from creations.runs.queue import RUN_TASK_NAME
 )
 def run_creation(self: Task, run_id: int | None = None) -> None:
     try:
-        claimed = run_claim_next(worker=str(self.request.hostname or "worker"), run_id=run_id)
+        claimed = run_claim_next(
+            worker=str(self.request.hostname or "worker"), host=settings.SANDBOX_HOST_ID, run_id=run_id
+        )
         if claimed is not None:
             run_execute(run_id=claimed)
     finally:

@@ -45,8 +45,8 @@ def dev_server(tmp_path: Path) -> Iterator[DevServer]:
             "MEDIA_ROOT": str(tmp_path / "media"),
             "STATIC_ROOT": str(tmp_path / "static"),
             "WORKER_CONCURRENCY": "1",
-            # The janitor would sweep other tests' sandboxes.
-            "SANDBOX_JANITOR_INTERVAL": "86400",
+            # A host of its own: its janitor sweeps its own sandboxes, never other tests'.
+            "SANDBOX_HOST_ID": f"dev-server-{tmp_path.name}"[:63],
         }
     )
     log = tmp_path / "run.log"

@@ -67,3 +67,24 @@ def test_without_a_run_check_the_janitor_only_removes_old_orphans(sandbox_image,
         assert "atelier-run-young-1c" in {r.name for r in sweep(None, dry_run=True, only_labels=MINE)}
     finally:
         box.stop()
+
+
+def test_the_janitor_of_one_host_leaves_another_hosts_sandboxes_alone(sandbox_image, settings):
+    settings.SANDBOX_HOST_ID = "janitor-host-b"
+    theirs = start_sandbox({"atelier.run_id": "run-ended-b", **MINE}, name="atelier-run-run-ended-b-1d")
+    settings.SANDBOX_HOST_ID = "janitor-host-a"
+    ours = start_sandbox({"atelier.run_id": "run-ended-a", **MINE}, name="atelier-run-run-ended-a-1e")
+    try:
+        assert docker.from_env().containers.get(ours.id).labels["atelier.host"] == "janitor-host-a"
+        # Both runs have ended; host A's janitor removes only its own sandbox.
+        removed = {r.name for r in sweep(lambda run_id: False, only_labels=MINE)}
+        assert removed == {"atelier-run-run-ended-a-1e"}
+        assert "atelier-run-run-ended-b-1d" in _names()
+        # Host B's own janitor, when it runs, does remove it.
+        assert {r.name for r in sweep(lambda run_id: False, only_labels=MINE, host_id="janitor-host-b")} == {
+            "atelier-run-run-ended-b-1d"
+        }
+        assert "atelier-run-run-ended-b-1d" not in _names()
+    finally:
+        theirs.stop()
+        ours.stop()

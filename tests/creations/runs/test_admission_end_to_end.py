@@ -13,7 +13,7 @@ from django.db import connection
 
 from creations.models import Run, RunEvent, RunStatus
 from creations.runs.admission import in_flight_count
-from creations.runs.reaper import WORKER_LOST_REASON
+from creations.runs.reaper import worker_lost_reason
 from creations.runs.services import creation_submit, run_cancel
 from tests.support.fixtures.accounts import Team
 from tests.support.fixtures.runs import AtelierServer
@@ -174,7 +174,7 @@ def test_the_slot_of_a_run_whose_worker_was_killed_frees_itself(
     run_stack.kill_worker()
     run_stack.start_worker()  # as a process supervisor would
     long_run = wait_for_final(long_run, timeout=60, logs=run_stack.logs)
-    assert (long_run.status, long_run.reason) == (RunStatus.FAILED, WORKER_LOST_REASON)
+    assert (long_run.status, long_run.reason) == (RunStatus.FAILED, worker_lost_reason(run_stack.host_id))
     wait_until(
         lambda: Run.objects.filter(pk=waiting.pk, started_at__isnull=False).exists(),
         timeout=60,

@@ -10,7 +10,7 @@ import pytest
 from django.test import Client
 
 from creations.models import Artifact, RunStatus
-from creations.runs.reaper import WORKER_LOST_REASON
+from creations.runs.reaper import worker_lost_reason
 from tests.support.fixtures.accounts import Team
 from tests.support.fixtures.runs import AtelierServer
 from tests.support.runs import (
@@ -110,7 +110,7 @@ def test_a_worker_killed_mid_run_leaves_a_failed_run_its_events_and_no_container
     run = wait_for_final(run, timeout=60, logs=run_stack.logs)
 
     assert run.status == RunStatus.FAILED
-    assert run.reason == WORKER_LOST_REASON
+    assert run.reason == worker_lost_reason(run_stack.host_id)  # names the host that was lost
     after = stored_events(run)
     assert after[: len(before_kill)] == before_kill
     assert [e["seq"] for e in after] == list(range(1, len(after) + 1))

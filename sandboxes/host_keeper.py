@@ -1,0 +1,133 @@
+"""What every worker does for its host, beside running runs.
+
+A worker owns the Docker engine of its host (DOCKER_HOST, or the local one).
+One thread per worker process:
+- sweeps the host's engine as the worker starts, so a host that died (and
+  left sandboxes behind) cleans up as soon as it is back, then every
+  SANDBOX_JANITOR_INTERVAL seconds: only its own host's containers
+  (sandboxes.janitor), never another host's;
+- checks every SANDBOX_HOST_BEAT_SECONDS that its engine can start
+  sandboxes (it answers, has the runtime, has the image) and says so in its
+  claim that the host is alive (sandboxes.host_presence), which /healthz/workers reads.
+Runs of a host that died are ended by whichever worker's reaper notices
+their heartbeats stopped (creations.runs.reaper); that needs no host of its own.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import time
+
+import docker
+import docker.errors
+from django.conf import settings
+from django.db import connection
+
+from sandboxes import host_presence
+from sandboxes.image import image_exists, sandbox_image_tag
+from sandboxes.janitor import default_run_active_check, sweep
+
+log = logging.getLogger(__name__)
+
+ENGINE_TIMEOUT_SECONDS = 10
+
+
+def engine_problem() -> str:
+    """Why this host's engine cannot start sandboxes now; empty when it can."""
+    try:
+        client = docker.from_env(timeout=ENGINE_TIMEOUT_SECONDS)
+    except docker.errors.DockerException:
+        return "the Docker engine does not answer"
+    try:
+        try:
+            info = client.info()
+        except Exception:
+            return "the Docker engine does not answer"
+        runtime = settings.SANDBOX_RUNTIME
+        if runtime not in (info.get("Runtimes") or {}):
+            return f"the engine has no {runtime} runtime"
+        if not image_exists(client, sandbox_image_tag()):
+            return "the sandbox image is missing (manage.py build_sandbox_image)"
+        return ""
+    finally:
+        client.close()
+
+
+class HostKeeper:
+    def __init__(self, *, worker: str) -> None:
+        self.host_id: str = settings.SANDBOX_HOST_ID
+        self.worker = worker
+        self._stopped = threading.Event()
+        self._thread = threading.Thread(target=self._keep, name="host-keeper", daemon=True)
+        self._last_problem: str | None = None
+
+    def start(self) -> None:
+        log.info("Worker %s keeps sandbox host %r (its Docker engine and containers).", self.worker, self.host_id)
+        self._thread.start()
+
+    def stop(self, timeout: float = 10) -> None:
+        self._stopped.set()
+        self._thread.join(timeout)
+        try:
+            host_presence.withdraw(host_id=self.host_id, worker=self.worker)
+        except Exception as error:  # Redis away: the claim expires on its own
+            log.warning("Could not withdraw host %r's claim: %s", self.host_id, error)
+
+    def _keep(self) -> None:
+        next_beat = next_sweep = time.monotonic()
+        while not self._stopped.is_set():
+            now = time.monotonic()
+            if now >= next_sweep:
+                next_sweep = now + settings.SANDBOX_JANITOR_INTERVAL
+                self.sweep_once()
+            if now >= next_beat:
+                next_beat = now + settings.SANDBOX_HOST_BEAT_SECONDS
+                self.beat_once()
+            self._stopped.wait(max(0.0, min(next_beat, next_sweep) - time.monotonic()))
+
+    def sweep_once(self) -> None:
+        try:
+            removed = sweep(default_run_active_check(), host_id=self.host_id)
+            if removed:
+                log.info("Host %r: removed %d sandbox(es) nobody will release.", self.host_id, len(removed))
+        except Exception as error:  # the engine or the database is away: the next sweep retries
+            log.warning("Host %r: the janitor could not sweep: %s", self.host_id, error)
+        finally:
+            connection.close()  # the run check's; this thread holds none between sweeps
+
+    def beat_once(self) -> None:
+        problem = engine_problem()
+        if problem != self._last_problem:
+            if problem:
+                log.warning("Host %r cannot start sandboxes: %s.", self.host_id, problem)
+            elif self._last_problem:
+                log.info("Host %r can start sandboxes again.", self.host_id)
+            self._last_problem = problem
+        claim = host_presence.WorkerClaim(
+            host_id=self.host_id, worker=self.worker, engine_ok=not problem, problem=problem, seen_at=time.time()
+        )
+        try:
+            host_presence.claim_alive(claim)
+        except Exception as error:  # Redis away: runs still go on; healthz says Redis is down
+            log.warning("Host %r: could not say it is alive: %s", self.host_id, error)
+
+
+_keeper: HostKeeper | None = None
+
+
+def start_keeping(*, node: str) -> HostKeeper:
+    """Start this worker process's keeper (once)."""
+    global _keeper
+    if _keeper is None:
+        _keeper = HostKeeper(worker=f"{node}:{os.getpid()}")
+        _keeper.start()
+    return _keeper
+
+
+def stop_keeping() -> None:
+    global _keeper
+    if _keeper is not None:
+        _keeper.stop()
+        _keeper = None
