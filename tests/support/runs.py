@@ -117,9 +117,11 @@ def stored_events(run: Run) -> list[dict[str, Any]]:
     ]
 
 
-def run_containers(run_id: int) -> list[str]:
-    """Names of containers still there for this run (named or labelled after it)."""
-    client = docker.from_env()
+def run_containers(run_id: int, *, client: docker.DockerClient | None = None) -> list[str]:
+    """Names of containers still there for this run (named or labelled after it), on
+    the machine's engine or on `client`'s."""
+    own_client = client is None
+    client = client or docker.from_env()
     names = []
     # Summaries only: a container may vanish between listing and inspecting.
     for summary in client.api.containers(all=True, filters={"label": "atelier.sandbox"}):
@@ -127,5 +129,6 @@ def run_containers(run_id: int) -> list[str]:
         labels = summary.get("Labels") or {}
         if name.startswith(f"atelier-run-{run_id}-") or labels.get("atelier.run_id") == str(run_id):
             names.append(name)
-    client.close()
+    if own_client:
+        client.close()
     return names
