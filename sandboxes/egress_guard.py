@@ -14,7 +14,7 @@ from collections.abc import Callable
 
 import docker
 
-from sandboxes.firewall import NetworkPolicyError, policy_runner
+from sandboxes.firewall import NetworkPolicyError, daemon_address, policy_runner
 from sandboxes.network import EgressPolicy, NetworkSettings
 
 logger = logging.getLogger(__name__)
@@ -74,7 +74,7 @@ _guards_lock = threading.Lock()
 
 def egress_guard(client: docker.DockerClient, net: NetworkSettings, image: str) -> EgressGuard:
     """The process-wide guard of one network on one daemon."""
-    key = (str(client.api.base_url), net)
+    key = (daemon_address(client), net)
     with _guards_lock:
         guard = _guards.get(key)
         if guard is None:

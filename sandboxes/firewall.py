@@ -130,6 +130,14 @@ def _local_identity() -> tuple[str, str]:
     return boot_id, _netns_id()
 
 
+def daemon_address(client: docker.DockerClient) -> str:
+    """Which daemon a client talks to, as a key for per-daemon caches. docker-py's
+    `base_url` is "http+docker://localhost" for every unix socket, so two engines on
+    one machine would share an entry: the socket's path tells them apart."""
+    socket_path = getattr(client.api.get_adapter(client.api.base_url), "socket_path", None)
+    return f"unix://{socket_path}" if socket_path else str(client.api.base_url)
+
+
 _runners: dict[str, Runner] = {}
 _runners_lock = threading.Lock()
 
@@ -143,7 +151,7 @@ def policy_runner(
     here directly (milliseconds), otherwise always through the helper.
     Namespace ids alone could coincide on two machines (the initial one has the
     same number everywhere), hence the boot id."""
-    key = str(client.api.base_url)
+    key = daemon_address(client)
     with _runners_lock:
         if key in _runners:
             return _runners[key]
