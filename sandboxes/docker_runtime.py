@@ -19,7 +19,7 @@ from django.conf import settings
 from sandboxes import files
 from sandboxes.docker_exec import ExecConnection
 from sandboxes.egress_guard import egress_guard
-from sandboxes.firewall import NetworkPolicyError
+from sandboxes.firewall import NetworkPolicyError, daemon_address
 from sandboxes.freezer import Freezer
 from sandboxes.image import sandbox_image_tag
 from sandboxes.network import NetworkSettings, ensure_network
@@ -148,7 +148,7 @@ def parse_size(text: str) -> int:
 
 _unfreezable_logged = threading.Event()
 _network_lock = threading.Lock()
-_network_ready: set[str] = set()
+_network_ready: set[tuple[str, str]] = set()  # (daemon, network name): each engine has its own networks
 
 
 def _prepare_network(client: docker.DockerClient, config: SandboxConfig) -> str:
@@ -157,9 +157,10 @@ def _prepare_network(client: docker.DockerClient, config: SandboxConfig) -> str:
     if config.network_mode == "none":
         return "none"
     with _network_lock:
-        if config.network.name not in _network_ready:
+        key = (daemon_address(client), config.network.name)
+        if key not in _network_ready:
             ensure_network(client, config.network)
-            _network_ready.add(config.network.name)
+            _network_ready.add(key)
     try:
         egress_guard(client, config.network, config.image).ensure()
     except NetworkPolicyError as exc:  # never start a sandbox whose egress is not policed
