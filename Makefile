@@ -77,6 +77,7 @@ bench: venv system-test sandbox-image bench-reference
 	DATABASE_URL=$(TEST_DATABASE_URL) $(PY) bench/pages.py
 	DATABASE_URL=$(TEST_DATABASE_URL) $(PY) bench/hostile.py
 	DATABASE_URL=$(TEST_DATABASE_URL) $(PY) bench/endpoint_transport.py
+	DATABASE_URL=$(TEST_DATABASE_URL) $(PY) bench/storage.py
 	$(PY) bench/capacity.py
 
 clean:

@@ -18,6 +18,7 @@ from django.conf import settings
 from django.core.files.storage import Storage
 from django.core.files.storage import storages as configured_storages
 from storages.backends.s3 import S3Storage
+from storages.utils import clean_name, safe_join
 
 # A name only used to learn where the store's URLs point (signing is local: nothing is fetched).
 _PROBE_NAME = "origin-probe"
@@ -29,8 +30,20 @@ def presigned_url(storage: Storage, name: str, *, content_type: str, disposition
     signer = _signer(storage)
     if signer is None:
         return None
-    parameters = {"ResponseContentType": content_type, "ResponseContentDisposition": disposition}
-    url: str = signer.url(name, parameters=parameters, expire=settings.S3_PRESIGNED_SECONDS)
+    return _sign(signer, name, {"ResponseContentType": content_type, "ResponseContentDisposition": disposition})
+
+
+def _sign(signer: S3Storage, name: str, response_headers: dict[str, str]) -> str:
+    # Not signer.url(): it signs with a boto3 session of the calling thread's own, and Django runs
+    # each ASGI request's code on a thread of its own, so every redirect would first make a
+    # session (~0.1 s). The bucket's client is made once per storage, and boto3 clients are thread-safe.
+    params = {
+        "Bucket": signer.bucket_name,
+        "Key": safe_join(signer.location, clean_name(name)),  # as the storage names its objects
+        **response_headers,
+    }
+    client = signer.bucket.meta.client
+    url: str = client.generate_presigned_url("get_object", Params=params, ExpiresIn=settings.S3_PRESIGNED_SECONDS)
     return url
 
 
@@ -63,6 +76,6 @@ def _storage_signing_for(endpoint_url: str, options: tuple[tuple[str, Any], ...]
 
 @lru_cache(maxsize=8)
 def _source_of(signer: S3Storage) -> str:
-    parts = urlsplit(signer.url(_PROBE_NAME, expire=60))
+    parts = urlsplit(_sign(signer, _PROBE_NAME, {}))
     prefix = parts.path.removesuffix(_PROBE_NAME)
     return f"{parts.scheme}://{parts.netloc}{prefix if prefix != '/' else ''}"
