@@ -479,6 +479,8 @@ if not FIELD_ENCRYPTION_KEYS:
     ]
 if STORAGE_BACKEND == "s3" and not _default_storage["OPTIONS"]["bucket_name"]:  # type: ignore[index]
     raise ImproperlyConfigured("S3_BUCKET must be set when STORAGE_BACKEND=s3.")
+if S3_PUBLIC_ENDPOINT_URL and urlsplit(S3_PUBLIC_ENDPOINT_URL).scheme not in {"http", "https"}:
+    raise ImproperlyConfigured("S3_PUBLIC_ENDPOINT_URL must be an http(s) URL, e.g. https://atelier-store.example.net")
 # Web / artifacts: the artifact origin must be another host name (cookies are per
 # host, not per port) and is accepted as a Host header. In development another port of
 # the same host will do: artifacts that run scripts always run under a CSP sandbox (an
