@@ -78,6 +78,7 @@ bench: venv system-test sandbox-image bench-reference
 	DATABASE_URL=$(TEST_DATABASE_URL) $(PY) bench/hostile.py
 	DATABASE_URL=$(TEST_DATABASE_URL) $(PY) bench/endpoint_transport.py
 	DATABASE_URL=$(TEST_DATABASE_URL) $(PY) bench/hosts.py
+	DATABASE_URL=$(TEST_DATABASE_URL) $(PY) bench/storage.py
 	$(PY) bench/capacity.py
 
 clean:

@@ -3,19 +3,21 @@ preview, and all of them as one zip.
 
 These answers come from the platform's own origin, so an artifact is always an
 attachment that no browser renders here (and a CSP sandbox besides): agent output
-never runs with the platform's cookies. Pages show artifacts from the artifact
+never runs with the platform's cookies (media on S3 may come from the store instead, at
+a short-lived URL: an attachment there too). Pages show artifacts from the artifact
 origin instead (creations/artifacts/origin.py).
 """
 
 from django.db.models.fields.files import FieldFile
-from django.http import Http404, HttpRequest, StreamingHttpResponse
+from django.http import Http404, HttpRequest, HttpResponseRedirect, StreamingHttpResponse
 from django.http.response import HttpResponseBase
 from ninja import Router
 
 from api.auth import caller
 from api.schemas.artifacts import ArtifactOut
 from creations.access import artifact_for_viewer_or_404, run_for_viewer_or_404
-from creations.artifacts.headers import content_disposition
+from creations.artifacts.headers import content_disposition, serving_rule
+from creations.artifacts.presigned import presigned_url
 from creations.artifacts.streaming import chunks_off_thread, ranged_file_response
 from creations.artifacts.zip_stream import zip_artifacts
 from creations.models import Artifact
@@ -54,8 +56,17 @@ def download_zip(request: HttpRequest, run_id: int) -> StreamingHttpResponse:
 
 
 def _file_response(
-    request: HttpRequest, artifact: Artifact, field: FieldFile, *, content_type: str
+    request: HttpRequest, artifact: Artifact, field: FieldFile, *, content_type: str, variant: str
 ) -> HttpResponseBase:
+    disposition = content_disposition(artifact.name, attachment=True)
+    # Media on S3 is redirected here as on the artifact origin (same rule, same access check
+    # first), with the same attachment headers: the big files API clients fetch in bulk then
+    # never pass through a web process, and the `atelier` CLI follows redirects (curl needs -L).
+    # What the artifact origin serves itself (pages, SVG, text) is streamed from here too.
+    if serving_rule(artifact, variant=variant, download=True).csp is None:
+        url = presigned_url(field.storage, str(field.name), content_type=content_type, disposition=disposition)
+        if url is not None:
+            return HttpResponseRedirect(url, headers={"Cache-Control": "no-store"})
     return ranged_file_response(
         storage=field.storage,
         name=str(field.name),
@@ -64,7 +75,7 @@ def _file_response(
         method=request.method or "GET",
         headers={
             "Content-Type": content_type,
-            "Content-Disposition": content_disposition(artifact.name, attachment=True),
+            "Content-Disposition": disposition,
             "X-Content-Type-Options": "nosniff",
             "Content-Security-Policy": "sandbox; default-src 'none'",
             "Cache-Control": "private, max-age=300",
@@ -75,11 +86,14 @@ def _file_response(
 @router.get(
     "/{artifact_id}/download",
     summary="An artifact's bytes",
-    description="Always an attachment. Send `Range: bytes=a-b` for a part (206).",
+    description="Always an attachment. Send `Range: bytes=a-b` for a part (206). With S3 storage, media "
+    "(images, video, audio, PDF, other binary files) may be answered with a redirect (302) to a short-lived "
+    "URL of the store: follow it (curl -L); the Range header applies there too.",
     openapi_extra={
         "responses": {
             200: {"description": "The file", **BINARY},
             206: {"description": "The part asked for", **BINARY},
+            302: {"description": "The file, at a short-lived URL of the S3 store (Location)"},
             416: {"description": "The range lies outside the file"},
         }
     },
@@ -87,7 +101,11 @@ def _file_response(
 def download_artifact(request: HttpRequest, artifact_id: int) -> HttpResponseBase:
     artifact = artifact_for_viewer_or_404(pk=artifact_id, user=caller(request)).artifact
     return _file_response(
-        request, artifact, artifact.file, content_type=artifact.content_type or "application/octet-stream"
+        request,
+        artifact,
+        artifact.file,
+        content_type=artifact.content_type or "application/octet-stream",
+        variant="file",
     )
 
 
@@ -100,4 +118,4 @@ def artifact_preview(request: HttpRequest, artifact_id: int) -> HttpResponseBase
     artifact = artifact_for_viewer_or_404(pk=artifact_id, user=caller(request)).artifact
     if not artifact.preview:
         raise Http404("This artifact has no preview.")
-    return _file_response(request, artifact, artifact.preview, content_type="image/png")
+    return _file_response(request, artifact, artifact.preview, content_type="image/png", variant="preview")

@@ -3,7 +3,8 @@
 Every byte is treated as hostile. Scriptable formats (HTML, SVG) only ever run
 under a CSP `sandbox` (an opaque origin, no cookies, no storage) with no network
 (`connect-src 'none'`) and nothing loaded from another host (so no online map
-tiles: pages bundle what they show); formats the browser could misread are
+tiles: pages bundle what they show) but our own S3 store, where media is redirected
+to (creations.artifacts.presigned); formats the browser could misread are
 forced to download; the content type never comes from the file name.
 """
 
@@ -12,6 +13,7 @@ from urllib.parse import quote, urlsplit
 
 from django.conf import settings
 
+from creations.artifacts.presigned import store_source
 from creations.models import Artifact, ArtifactKind
 
 # Types the browser shows without running anything; anything else is downloaded.
@@ -56,21 +58,25 @@ def platform_origins() -> list[str]:
 
 # What an HTML artifact may load: its own files (the artifact origin) and what it holds
 # itself. Never another host: any request out (an image, a map tile) can carry what the
-# page read, and the page is written by a model that may have been prompt-injected.
+# page read, and the page is written by a model that may have been prompt-injected. (Our own
+# S3 store's objects excepted: what a request there carries stays in our store.)
 LOCAL_SOURCES = "'self' data: blob:"
 
 
 def html_csp() -> str:
     """HTML and maps: scripts run, but in a sandbox with no network and no navigation out."""
+    # The page's own pictures, sounds and fonts may be redirected to the S3 store (our objects only).
+    store = store_source()
+    media = f"{LOCAL_SOURCES} {store}" if store else LOCAL_SOURCES
     return "; ".join(
         [
             "sandbox allow-scripts",
             "default-src 'none'",
             f"script-src {LOCAL_SOURCES} 'unsafe-inline' 'unsafe-eval'",
             f"style-src {LOCAL_SOURCES} 'unsafe-inline'",
-            f"img-src {LOCAL_SOURCES}",
-            f"media-src {LOCAL_SOURCES}",
-            f"font-src {LOCAL_SOURCES}",
+            f"img-src {media}",
+            f"media-src {media}",
+            f"font-src {media}",
             "connect-src 'none'",
             "form-action 'none'",
             "base-uri 'none'",

@@ -3,18 +3,21 @@
 No session exists here: the signed token in the URL names the run and the viewer,
 and the viewer's right to see the creation is checked again on every request, so
 a token stops working as soon as its holder loses access (or when it expires).
+Media on S3 may then be answered with a redirect to a short-lived URL of the store
+(creations.artifacts.presigned); a Range request served here reads only that range.
 """
 
 from asgiref.sync import sync_to_async
 from django.contrib.auth.models import AnonymousUser, User
 from django.db.models.fields.files import FieldFile
-from django.http import Http404, HttpRequest
+from django.http import Http404, HttpRequest, HttpResponseRedirect
 from django.http.response import HttpResponseBase
 from django.views.decorators.http import require_safe
 
 from creations.access import can_view_creation
 from creations.artifacts.headers import content_disposition, serving_rule
 from creations.artifacts.origin import grant_unsign
+from creations.artifacts.presigned import presigned_url
 from creations.artifacts.streaming import ranged_file_response
 from creations.models import Artifact
 
@@ -46,10 +49,17 @@ async def artifact_serve(request: HttpRequest, token: str, path: str) -> HttpRes
     variant = request.GET.get("v", "file")
     artifact, field = await sync_to_async(_authorized_artifact)(token, path, variant)
     rule = serving_rule(artifact, variant=variant, download=request.GET.get("dl") == "1")
+    disposition = content_disposition(artifact.name, attachment=rule.attachment)
+    if rule.csp is None:  # the store can give every header this file needs
+        url = await sync_to_async(presigned_url)(
+            field.storage, str(field.name), content_type=rule.content_type, disposition=disposition
+        )
+        if url is not None:
+            return HttpResponseRedirect(url, headers={"Cache-Control": "no-store"})
     size: int = await sync_to_async(lambda: field.size)()
     headers = {
         "Content-Type": rule.content_type,
-        "Content-Disposition": content_disposition(artifact.name, attachment=rule.attachment),
+        "Content-Disposition": disposition,
         "Cache-Control": "private, max-age=300",
         "X-Content-Type-Options": "nosniff",
         "Referrer-Policy": "no-referrer",

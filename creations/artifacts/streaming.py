@@ -40,6 +40,14 @@ def open_byte_range(storage: Storage, name: str, *, start: int, length: int) -> 
     return handle, start
 
 
+def open_stream(storage: Storage, name: str) -> Any:
+    """A stored file to read front to back in chunks (`read(n)`, `close()`): from S3 the body of
+    one GET as it arrives, where the storage's own file object would first copy it all to disk."""
+    handle = storage.open(name, "rb")
+    s3_object = getattr(handle, "obj", None)
+    return s3_object.get()["Body"] if s3_object is not None else handle
+
+
 async def file_chunks(handle: IO[bytes] | Any, *, start: int = 0, length: int | None = None) -> AsyncIterator[bytes]:
     """`length` bytes of `handle` from `start` (to the end when None); closes the handle."""
     try:

@@ -3,7 +3,8 @@
 `zipfile` writes to an output it cannot seek by putting each entry's sizes
 after its data (a data descriptor); every reader handles that. Here the
 output is a drain the generator empties after each write, so at most one
-chunk of each file is held in memory and nothing is spooled to disk.
+chunk of each file is held in memory and nothing is spooled to disk (from S3 either:
+each file is one GET read as it arrives).
 Already-compressed media is stored as is; text is deflated.
 """
 
@@ -11,7 +12,9 @@ from __future__ import annotations
 
 import zipfile
 from collections.abc import Iterable, Iterator
+from contextlib import closing
 
+from creations.artifacts.streaming import open_stream
 from creations.models import Artifact, ArtifactKind
 
 CHUNK_BYTES = 256 * 1024
@@ -48,7 +51,8 @@ def zip_artifacts(artifacts: Iterable[Artifact]) -> Iterator[bytes]:
         for artifact in artifacts:
             info = zipfile.ZipInfo(artifact.path, date_time=artifact.created_at.timetuple()[:6])
             info.compress_type = zipfile.ZIP_DEFLATED if artifact.kind in DEFLATED_KINDS else zipfile.ZIP_STORED
-            with artifact.file.open("rb") as source, archive.open(info, "w", force_zip64=True) as target:
+            source = open_stream(artifact.file.storage, str(artifact.file.name))
+            with closing(source), archive.open(info, "w", force_zip64=True) as target:
                 while chunk := source.read(CHUNK_BYTES):
                     target.write(chunk)
                     if data := drain.take():

@@ -12,16 +12,20 @@ from typing import Any
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 
+from creations.artifacts.presigned import store_source
+
 
 def platform_csp() -> str:
     artifacts = settings.ARTIFACT_ORIGIN
+    # Pictures and media the artifact origin redirects to the S3 store load from there.
+    media = f"{artifacts} {store}" if (store := store_source()) else artifacts
     return "; ".join(
         [
             "default-src 'self'",
             "script-src 'self'",
             "style-src 'self' 'unsafe-inline'",  # htmx injects its indicator style
-            f"img-src 'self' data: {artifacts}",
-            f"media-src {artifacts}",
+            f"img-src 'self' data: {media}",
+            f"media-src {media}",
             f"frame-src {artifacts}",
             "connect-src 'self'",  # same-origin fetch and websockets
             "object-src 'none'",
