@@ -22,9 +22,9 @@ import docker.errors
 import pytest
 from django.core.management import CommandError, call_command
 
-from sandboxes.cpu_priority import CGROUP_ROOT, Engine
-from sandboxes.docker_runtime import LABEL_POOL
+from sandboxes.cpu_priority import Engine
 from tests.support import require
+from tests.support.cgroups import cpu_cgroup_of, group_of, own_cgroup_parent, sandbox_pid_under, weight_of
 
 pytestmark = [pytest.mark.docker, pytest.mark.services, pytest.mark.timeout(300)]
 
@@ -64,15 +64,9 @@ def engine() -> Engine:
 
 @pytest.fixture
 def parent(engine: Engine) -> Iterator[str]:
-    """A parent cgroup of this test's own (the machine's /atelier-sandboxes is left alone)."""
     require(engine.driver == "cgroupfs", "Docker's cgroupfs driver (with systemd the worker only checks)")
-    name = f"atelier-tests-{uuid.uuid4().hex[:8]}"
-    yield f"/{name}"
-    # Docker leaves the empty parent groups it made for our sandboxes, in every hierarchy.
-    for group in [*sorted(CGROUP_ROOT.glob(f"*/{name}")), CGROUP_ROOT / name]:
-        for directory in [*sorted((d for d in group.rglob("*") if d.is_dir()), reverse=True), group]:
-            with contextlib.suppress(OSError):
-                directory.rmdir()
+    with own_cgroup_parent() as name:
+        yield name
 
 
 @pytest.fixture
@@ -115,37 +109,6 @@ def start_worker(parent: str, own_redis: str, sandbox_image: str, tmp_path: Path
         except subprocess.TimeoutExpired:
             os.killpg(worker.popen.pid, signal.SIGKILL)
             worker.popen.wait(timeout=10)
-    client = docker.from_env()
-    for container in client.containers.list(all=True, filters={"label": LABEL_POOL}):
-        if container.attrs["HostConfig"].get("CgroupParent") == parent:
-            with contextlib.suppress(docker.errors.NotFound):
-                container.remove(force=True)
-
-
-def _pool_sandbox_of(parent: str, timeout: float = 120) -> int:
-    """The host pid of the worker's warm sandbox (created under `parent`), once it runs."""
-    client = docker.from_env()
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        for container in client.containers.list(filters={"label": LABEL_POOL}):
-            if container.attrs["HostConfig"].get("CgroupParent") == parent and container.attrs["State"]["Pid"]:
-                return int(container.attrs["State"]["Pid"])
-        time.sleep(0.5)
-    raise AssertionError(f"no warm sandbox under {parent} within {timeout} s")
-
-
-def _cpu_cgroup_of(pid: int) -> str:
-    """The cgroup of `pid` that its CPU weight comes from (v1: the cpu controller's, v2: the one)."""
-    for line in Path(f"/proc/{pid}/cgroup").read_text().splitlines():
-        _, controllers, path = line.split(":", 2)
-        if "cpu" in controllers.split(","):
-            return path
-    return next(line.split(":", 2)[2] for line in Path(f"/proc/{pid}/cgroup").read_text().splitlines())
-
-
-def _weight(engine: Engine, parent: str) -> int:
-    hierarchy = CGROUP_ROOT / "cpu" if engine.version == 1 else CGROUP_ROOT
-    return int((hierarchy / parent.strip("/") / engine.control).read_text())
 
 
 def _priority_lines(worker: Worker) -> list[str]:
@@ -155,20 +118,19 @@ def _priority_lines(worker: Worker) -> list[str]:
 def test_a_starting_worker_prepares_the_low_weight_cgroup_and_its_sandboxes_land_under_it(
     engine: Engine, parent: str, start_worker: Callable[..., Worker]
 ) -> None:
-    hierarchy = CGROUP_ROOT / "cpu" if engine.version == 1 else CGROUP_ROOT
-    assert not (hierarchy / parent.strip("/")).exists()
+    assert not group_of(engine, parent).exists()
     worker = start_worker()
     worker.wait_for(" ready.")
-    assert _weight(engine, parent) == engine.low_weight  # 128 of cpu.shares (v1), 12 of cpu.weight (v2)
+    assert weight_of(engine, parent) == engine.low_weight  # 128 of cpu.shares (v1), 12 of cpu.weight (v2)
     lines = _priority_lines(worker)
     assert len(lines) == 1, worker.log_text()
     assert " INFO sandboxes.cpu_priority sandboxes run at low CPU priority: cgroup " + parent in lines[0]
     assert f"{engine.control} {engine.low_weight}" in lines[0]
     assert "created just now" in lines[0]
 
-    pid = _pool_sandbox_of(parent)
-    assert _cpu_cgroup_of(pid).startswith(f"{parent}/"), Path(f"/proc/{pid}/cgroup").read_text()
-    assert _weight(engine, parent) == engine.low_weight  # Docker made its group inside, and kept ours
+    pid = sandbox_pid_under(parent)
+    assert cpu_cgroup_of(pid).startswith(f"{parent}/"), Path(f"/proc/{pid}/cgroup").read_text()
+    assert weight_of(engine, parent) == engine.low_weight  # Docker made its group inside, and kept ours
 
 
 def test_a_worker_that_cannot_write_the_cgroups_warns_once_and_still_runs_its_sandboxes(
@@ -184,9 +146,9 @@ def test_a_worker_that_cannot_write_the_cgroups_warns_once_and_still_runs_its_sa
     assert "live streams lag" in warning
     assert "Fix: run the worker as root with the host's /sys/fs/cgroup writable" in warning
 
-    pid = _pool_sandbox_of(parent)  # its sandboxes start all the same: under the group Docker made
-    assert _cpu_cgroup_of(pid).startswith(f"{parent}/")
-    assert _weight(engine, parent) > engine.low_weight  # at normal priority, as the warning said
+    pid = sandbox_pid_under(parent)  # its sandboxes start all the same: under the group Docker made
+    assert cpu_cgroup_of(pid).startswith(f"{parent}/")
+    assert weight_of(engine, parent) > engine.low_weight  # at normal priority, as the warning said
     assert worker.popen.poll() is None
 
 
@@ -195,7 +157,7 @@ def test_sandbox_doctor_fails_a_missing_or_heavy_group_with_the_fix_and_fix_prep
 ) -> None:
     settings.SANDBOX_CGROUP_PARENT = parent
     settings.SANDBOX_NETWORK_MODE = "none"  # only the cgroup is this test's to fix
-    group = (CGROUP_ROOT / "cpu" if engine.version == 1 else CGROUP_ROOT) / parent.strip("/")
+    group = group_of(engine, parent)
     with pytest.raises(CommandError, match="1 check"):
         call_command("sandbox_doctor", "--quick")
     out = capsys.readouterr().out
@@ -206,7 +168,7 @@ def test_sandbox_doctor_fails_a_missing_or_heavy_group_with_the_fix_and_fix_prep
     call_command("sandbox_doctor", "--quick", "--fix")
     out = capsys.readouterr().out
     assert f"OK    cpu priority: sandboxes run at low CPU priority: cgroup {parent} (" in out
-    assert _weight(engine, parent) == engine.low_weight
+    assert weight_of(engine, parent) == engine.low_weight
 
     default = 1024 if engine.version == 1 else 100
     (group / engine.control).write_text(f"{default}\n")  # an operator, or a reboot's defaults
