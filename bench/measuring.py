@@ -74,3 +74,16 @@ def cpu_snapshot(pids: dict[str, int]) -> dict[str, float]:
 def cpu_per_run(before: dict[str, float], after: dict[str, float], runs: int) -> dict[str, Any]:
     per_run: dict[str, Any] = {f"{k}_s": round((after[k] - before[k]) / runs, 3) for k in before if k in after}
     return {**per_run, "note": "CPU seconds per run during the phase; machine = every process, both cores"}
+
+
+def sandbox_priority(cgroup_parent: str) -> dict[str, Any]:
+    """The CPU priority of the sandboxes about to be measured, printed and for the results: their
+    parent cgroup and its weight, or none (their worker prepared it as it started)."""
+    from sandboxes.cpu_priority import current_engine, inspect_sandbox_cgroup
+
+    engine = current_engine()
+    if engine is None:
+        raise SystemExit("Docker does not answer: no sandbox can be measured.")
+    status = inspect_sandbox_cgroup(cgroup_parent, engine)
+    print(f"measuring with: {status.summary()}", flush=True)
+    return status.record()
