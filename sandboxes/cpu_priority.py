@@ -28,7 +28,6 @@ at normal priority.
 from __future__ import annotations
 
 import enum
-import errno
 import logging
 import threading
 from collections.abc import Mapping
@@ -53,6 +52,7 @@ class State(enum.Enum):
     FINE = "fine"  # already there with a low weight
     MISSING = "missing"
     TOO_HEAVY = "weight too high"
+    UNSEEN = "not visible here"  # no cpu controller where this process looks: it cannot tell
 
 
 @dataclass(frozen=True)
@@ -177,6 +177,10 @@ def inspect_sandbox_cgroup(setting: str, engine: Engine, *, root: Path = CGROUP_
         return CpuPriority(State.OFF, "", fix="set SANDBOX_CGROUP_PARENT=/atelier-sandboxes (its default)")
     group = _weighed_group(parent, engine, root)
     fix = _fix(engine, group)
+    base = _cpu_hierarchy(engine, root)
+    if not (base / ("cpu.shares" if engine.version == 1 else "cgroup.controllers")).exists():
+        why = f"this process sees no cgroup cpu controller at {base}, so it cannot check or prepare {group}"
+        return CpuPriority(State.UNSEEN, parent, engine, group, None, why, f"check on the Docker host; {fix}")
     weight = _read_weight(group, engine.control)
     if weight is None:
         why = f"{group} does not exist" if not group.is_dir() else f"{group}/{engine.control} cannot be read"
@@ -190,7 +194,7 @@ def inspect_sandbox_cgroup(setting: str, engine: Engine, *, root: Path = CGROUP_
 def prepare_sandbox_cgroup(setting: str, engine: Engine, *, root: Path = CGROUP_ROOT) -> CpuPriority:
     """The group made and weighed if it is missing or too heavy (cgroupfs driver), then its status."""
     found = inspect_sandbox_cgroup(setting, engine, root=root)
-    if found.state in {State.OFF, State.FINE} or engine.driver == "systemd" or found.group is None:
+    if found.state in {State.OFF, State.FINE, State.UNSEEN} or engine.driver == "systemd" or found.group is None:
         return found  # under systemd the weight must come through systemd (module docstring)
     group, before = found.group, found.weight
     try:
@@ -208,13 +212,10 @@ def prepare_sandbox_cgroup(setting: str, engine: Engine, *, root: Path = CGROUP_
 
 
 def _make_group(root: Path, group: Path, engine: Engine) -> None:
-    """Each missing level of the group, under the cpu controller's hierarchy (never in a tmpfs
-    that merely sits where it would be mounted); under cgroup v2 each level hands the cpu
+    """Each missing level of the group, under the cpu controller's hierarchy (inspect made sure it
+    is one, not a tmpfs where it would be mounted); under cgroup v2 each level hands the cpu
     controller down, without which a group has no cpu.weight."""
-    base = _cpu_hierarchy(engine, root)
-    if not (base / ("cpu.shares" if engine.version == 1 else "cgroup.controllers")).exists():
-        raise FileNotFoundError(errno.ENOENT, "no cgroup cpu controller mounted there", str(base))
-    directory = base
+    directory = base = _cpu_hierarchy(engine, root)
     for part in group.relative_to(base).parts:
         if engine.version == 2:
             control = directory / "cgroup.subtree_control"

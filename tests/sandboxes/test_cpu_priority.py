@@ -81,10 +81,20 @@ def test_a_group_already_lower_than_ours_is_fine_and_left_as_the_operator_set_it
     assert (root / "cpu" / "atelier-sandboxes" / "cpu.shares").read_text().strip() == "64"
 
 
-def test_v1_without_a_cpu_hierarchy_nothing_is_made_where_it_would_be_mounted(tmp_path: Path) -> None:
-    status = prepare_sandbox_cgroup(PARENT, V1, root=tmp_path)  # a bare tmpfs at /sys/fs/cgroup
-    assert status.state is State.MISSING
-    assert "no cgroup cpu controller mounted there" in status.why
+@pytest.mark.parametrize("engine", [V1, V2], ids=["v1", "v2"])
+def test_without_the_hosts_cgroups_in_sight_it_says_so_and_makes_nothing_where_they_would_be(
+    tmp_path: Path, engine: Engine
+) -> None:
+    # e.g. a bare tmpfs at /sys/fs/cgroup, or none (`ip netns exec` mounts a sysfs of its own)
+    status = prepare_sandbox_cgroup(PARENT, engine, root=tmp_path)
+    assert (status.state, status.ok) == (State.UNSEEN, False)
+    hierarchy = tmp_path / "cpu" if engine.version == 1 else tmp_path
+    assert status.why == (
+        f"this process sees no cgroup cpu controller at {hierarchy}, so it cannot check or prepare"
+        f" {hierarchy}/atelier-sandboxes"
+    )
+    assert status.line().startswith("sandboxes run at NORMAL CPU priority: cgroup /atelier-sandboxes")
+    assert "Fix: check on the Docker host; " in status.line()
     assert list(tmp_path.iterdir()) == []
 
 
@@ -153,8 +163,8 @@ def test_a_weight_that_cannot_be_lowered_stays_reported_as_too_high(
 def test_systemd_the_parent_is_a_slice_whose_top_slice_is_checked_and_never_written(
     tmp_path: Path, engine: Engine, control: str, prop: str
 ) -> None:
-    base = tmp_path / "cpu" if engine.version == 1 else tmp_path
-    (base / "atelier.slice").mkdir(parents=True)  # systemd made it for the first sandbox
+    base = _v1_host(tmp_path) / "cpu" if engine.version == 1 else _v2_host(tmp_path)
+    (base / "atelier.slice").mkdir()  # systemd made it for the first sandbox
     (base / "atelier.slice" / control).write_text("100\n" if engine.version == 2 else "1024\n")
     status = prepare_sandbox_cgroup(PARENT, engine, root=tmp_path)
     assert status.parent == "atelier-sandboxes.slice"
@@ -168,10 +178,11 @@ def test_systemd_the_parent_is_a_slice_whose_top_slice_is_checked_and_never_writ
 
 
 def test_systemd_before_the_first_sandbox_the_slice_is_missing(tmp_path: Path) -> None:
-    status = prepare_sandbox_cgroup(PARENT, SYSTEMD_V2, root=tmp_path)
+    root = _v2_host(tmp_path)
+    status = prepare_sandbox_cgroup(PARENT, SYSTEMD_V2, root=root)
     assert status.state is State.MISSING
     assert "systemctl set-property atelier.slice CPUWeight=12" in status.line()
-    assert list(tmp_path.iterdir()) == []
+    assert sorted(p.name for p in root.iterdir()) == ["cgroup.controllers", "cgroup.subtree_control"]
 
 
 def test_an_empty_setting_is_reported_as_normal_priority_and_recorded_as_none(tmp_path: Path) -> None:
