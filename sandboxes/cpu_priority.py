@@ -3,12 +3,12 @@
 A CPU weight only competes among siblings. Left to Docker, every sandbox sits in
 Docker's own parent group (`/docker`, or `system.slice` under systemd), which as
 a whole weighs as much as each process of the host: with fifty busy runs on two
-cores the web process, Redis and the worker's event path wait seconds for a core
-(bench/stream.py: event stored -> websocket p99 2.4 s). Under a parent with an
-eighth of the normal weight the sandboxes still use every idle cycle but yield at
-once to the live stream (p99 32 ms).
+cores the web process, Redis and the worker's event path wait for a core (bench/stream.py
+compares: event stored -> websocket p99 from a few hundred ms to seconds). Under a
+parent with an eighth of the normal weight the sandboxes still use every idle cycle
+but yield at once to the live stream (p99 tens of ms).
 
-One status, shared by the worker's start (sandboxes/tasks.py), `manage.py
+One status, shared by the worker's start (sandboxes/worker_start.py), `manage.py
 sandbox_doctor` and bench/stream.py: `inspect_sandbox_cgroup` only reads,
 `prepare_sandbox_cgroup` also creates the group and lowers its weight.
 
