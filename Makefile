@@ -9,9 +9,6 @@ PY := $(VENV)/bin/python
 RUN_SYSTEM := redis docker
 TEST_SYSTEM := postgres redis docker media browser
 TEST_DATABASE_URL ?= postgres://atelier:atelier@127.0.0.1:5432/atelier
-# Sandboxes go under a low-weight cgroup that install-system.sh prepares
-# (platform/sandbox/README.md, "CPU priority").
-export SANDBOX_CGROUP_PARENT ?= /atelier-sandboxes
 
 .PHONY: help run test lint typecheck pytest venv system-run system-test sandbox-image platform-image bench bench-reference clean
 

@@ -52,6 +52,7 @@ django.setup()
 
 import docker  # noqa: E402
 from agent import scripted_run  # noqa: E402 - beside this file
+from django.conf import settings  # noqa: E402
 from measuring import cpu_snapshot, machine_speed  # noqa: E402 - beside this file
 
 from sandboxes.agent import AgentLimits, model_client_for  # noqa: E402
@@ -63,7 +64,7 @@ from tests.support.scripted_model import ScriptedModel  # noqa: E402
 LABELS = {"atelier.owner": "bench", "atelier.run_id": "bench"}
 # The benchmark's sandboxes under a cgroup of their own (inside the low-weight parent, as deployed):
 # their CPU is theirs alone, whatever other sandboxes this engine runs.
-CGROUP = f"{(os.environ.get('SANDBOX_CGROUP_PARENT') or '').rstrip('/')}/capacity-bench-{os.getpid()}"
+CGROUP = f"{settings.SANDBOX_CGROUP_PARENT.rstrip('/')}/capacity-bench-{os.getpid()}"
 RESULTS = ROOT / "bench" / "results" / "capacity.json"
 STEPS = 20
 MIB = 1024 * 1024

@@ -41,13 +41,16 @@ def summary(samples_ms: list[float]) -> dict[str, float]:
     }
 
 
-# Where the sandboxes' CPU is accounted (cgroup v1): their own parent group
-# when SANDBOX_CGROUP_PARENT is set, else Docker's; absent: not reported.
-_SANDBOX_GROUP = (os.environ.get("SANDBOX_CGROUP_PARENT") or "/docker").strip("/")
-SANDBOX_CPUACCT = (
-    Path(f"/sys/fs/cgroup/cpuacct/{_SANDBOX_GROUP}/cpuacct.usage"),
-    Path(f"/sys/fs/cgroup/cpu,cpuacct/{_SANDBOX_GROUP}/cpuacct.usage"),
-)
+def _sandbox_cpuacct() -> tuple[Path, ...]:
+    """Where the sandboxes' CPU is accounted (cgroup v1): their parent group
+    (SANDBOX_CGROUP_PARENT), else Docker's when it is empty; absent: not reported."""
+    from django.conf import settings
+
+    group = (settings.SANDBOX_CGROUP_PARENT or "/docker").strip("/")
+    return (
+        Path(f"/sys/fs/cgroup/cpuacct/{group}/cpuacct.usage"),
+        Path(f"/sys/fs/cgroup/cpu,cpuacct/{group}/cpuacct.usage"),
+    )
 
 
 def cpu_snapshot(pids: dict[str, int]) -> dict[str, float]:
@@ -61,7 +64,7 @@ def cpu_snapshot(pids: dict[str, int]) -> dict[str, float]:
         except OSError:
             continue
         snapshot[name] = (int(stat[11]) + int(stat[12])) / ticks  # utime + stime
-    for path in SANDBOX_CPUACCT:
+    for path in _sandbox_cpuacct():
         if path.exists():
             snapshot["sandboxes"] = int(path.read_text()) / 1e9
             break
@@ -71,3 +74,16 @@ def cpu_snapshot(pids: dict[str, int]) -> dict[str, float]:
 def cpu_per_run(before: dict[str, float], after: dict[str, float], runs: int) -> dict[str, Any]:
     per_run: dict[str, Any] = {f"{k}_s": round((after[k] - before[k]) / runs, 3) for k in before if k in after}
     return {**per_run, "note": "CPU seconds per run during the phase; machine = every process, both cores"}
+
+
+def sandbox_priority(cgroup_parent: str) -> dict[str, Any]:
+    """The CPU priority of the sandboxes about to be measured, printed and for the results: their
+    parent cgroup and its weight, or none (their worker prepared it as it started)."""
+    from sandboxes.cpu_priority import current_engine, inspect_sandbox_cgroup
+
+    engine = current_engine()
+    if engine is None:
+        raise SystemExit("Docker does not answer: no sandbox can be measured.")
+    status = inspect_sandbox_cgroup(cgroup_parent, engine)
+    print(f"measuring with: {status.summary()}", flush=True)
+    return status.record()

@@ -20,6 +20,12 @@ OpenAI-compatible model in a separate process, and measures:
   builtins only, which leaves the platform's own cost per run;
 - cancel: request -> the sandbox container is gone.
 
+Which CPU priority the sandboxes had is printed first and recorded with the
+figures (`sandbox_cpu_priority`: their parent cgroup and its weight, or none):
+the worker prepares SANDBOX_CGROUP_PARENT as it starts. The latency phases run
+again with the sandboxes in Docker's default parent (`*_without_cgroup`), the
+baseline that priority is measured against (`--no-cgroup-comparison` skips it).
+
 Prints the figures and writes bench/results/stream.json.
 """
 
@@ -41,38 +47,11 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from measuring import cpu_per_run, cpu_snapshot, machine_speed, niced, summary  # noqa: E402 - beside this file
-from watchers import watch_sse, watch_websocket  # noqa: E402 - beside this file
+from measuring import cpu_per_run, cpu_snapshot, machine_speed, niced, sandbox_priority, summary  # noqa: E402
+from watchers import watch_runs  # noqa: E402 - both beside this file
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.test_settings")
 BENCH_DB_SUFFIX = "_bench"  # a database of its own, named after DATABASE_URL's
-STEPS = 20
-
-
-# --- the scripted model, in its own process (so it does not share our GIL) ---
-
-
-def serve_model(port_file: str) -> None:
-    from tests.support.scripted_model import ScriptedModel, bash, submit
-
-    # Each step starts a process in the sandbox (`ls`), as real commands do; the
-    # "builtins" runs use shell builtins only: the platform's own cost per run.
-    steps = [bash(f"echo step {i}; ls /testbed > /dev/null", f"Working on step {i}.") for i in range(1, STEPS)]
-    steps.append(submit("done"))
-    builtin_steps = [bash(f"echo step {i}", f"Working on step {i}.") for i in range(1, STEPS)] + [submit("done")]
-
-    def answer(body: dict[str, Any]) -> Any:
-        done = sum(1 for m in body.get("messages", []) if m.get("role") == "assistant")
-        brief = json.dumps(body.get("messages", [])[:3])
-        if "cancel me" in brief:
-            return bash("sleep 300")
-        script = builtin_steps if "builtins only" in brief else steps
-        return script[min(done, len(script) - 1)]
-
-    server = ScriptedModel(exhausted=answer).start()
-    Path(port_file).write_text(str(server.port))
-    while True:
-        time.sleep(3600)
 
 
 def main() -> None:
@@ -96,11 +75,12 @@ def main() -> None:
     parser.add_argument(
         "--model-nice", type=int, default=10, help="priority of the scripted model, which stands for a remote endpoint"
     )
-    parser.add_argument("--serve-model", help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--no-cgroup-comparison",
+        action="store_true",
+        help="skip the latency phases with the sandboxes in Docker's default cgroup (no low-weight parent)",
+    )
     args = parser.parse_args()
-    if args.serve_model:
-        serve_model(args.serve_model)
-        return
 
     import django
 
@@ -180,7 +160,7 @@ def main() -> None:
         ),
     }
 
-    def worker(concurrency: int | None) -> Any:
+    def worker(concurrency: int | None, cgroup_parent: str = settings.SANDBOX_CGROUP_PARENT) -> Any:
         """The Celery worker; concurrency None: as deployed (settings: WORKER_CONCURRENCY)."""
         return _Process(
             "worker",
@@ -194,20 +174,23 @@ def main() -> None:
                 "--without-gossip",
                 "--without-mingle",
             ],
-            env,
+            {**env, "SANDBOX_CGROUP_PARENT": cgroup_parent},
             workdir / f"worker-{concurrency or 'default'}.log",
         )
 
-    def restart_worker(concurrency: int | None) -> None:
+    def restart_worker(concurrency: int | None, cgroup_parent: str = settings.SANDBOX_CGROUP_PARENT) -> None:
         server.processes["worker"].stop()
-        server.processes["worker"] = worker(concurrency)
+        server.processes["worker"] = worker(concurrency, cgroup_parent)
+        log = server.worker.log_path
+        marker = log.stat().st_size if log.exists() else 0  # a log this worker's concurrency had before
         server.processes["worker"].start()
-        _wait_for_log(server.worker, "ready.")
+        _wait_for_log(server.worker, "ready.", after=marker)
 
     server.processes["worker"] = worker(worker_concurrency)
     port_file = workdir / "model.port"
     model = subprocess.Popen(
-        niced(args.model_nice, [sys.executable, __file__, "--serve-model", str(port_file)]), cwd=ROOT
+        niced(args.model_nice, [sys.executable, str(Path(__file__).parent / "stream_model.py"), str(port_file)]),
+        cwd=ROOT,
     )
     results: dict[str, Any] = {}
     speed_before = machine_speed()
@@ -220,7 +203,13 @@ def main() -> None:
             time.sleep(0.05)
         model_url = f"http://127.0.0.1:{port_file.read_text()}/v1"
         results = run_scenarios(
-            server, model_url, args.concurrent, args.throughput_runs, worker_concurrency, restart_worker
+            server,
+            model_url,
+            args.concurrent,
+            args.throughput_runs,
+            worker_concurrency,
+            restart_worker,
+            compare_without_cgroup=not args.no_cgroup_comparison,
         )
     finally:
         model.terminate()
@@ -256,7 +245,14 @@ def main() -> None:
 
 
 def run_scenarios(
-    server: Any, model_url: str, concurrent: int, throughput_runs: int, latency_threads: int, restart_worker: Any
+    server: Any,
+    model_url: str,
+    concurrent: int,
+    throughput_runs: int,
+    latency_threads: int,
+    restart_worker: Any,
+    *,
+    compare_without_cgroup: bool,
 ) -> dict[str, Any]:
     from django.conf import settings
 
@@ -291,26 +287,17 @@ def run_scenarios(
                 raise RuntimeError("runs did not finish in time\n" + server.logs())
             time.sleep(0.2)
 
-    async def watch_runs(run_ids: list[int]) -> tuple[list[float], list[float]]:
-        """Each run over the websocket and over the event stream at once: (websocket, SSE) latencies."""
-        opened: list[float] = []
-        sockets = [watch_websocket(server.ws_url(f"/ws/runs/{rid}/"), server.origin, cookie, opened) for rid in run_ids]
-        streams = [
-            watch_sse(f"http://localhost:{server.port}/api/v1/runs/{rid}/events/stream", token, opened)
-            for rid in run_ids
-        ]
-        per_run = await asyncio.gather(*sockets, *streams)
-        over_socket, over_stream = per_run[: len(run_ids)], per_run[len(run_ids) :]
-        return [x for run in over_socket for x in run], [x for run in over_stream for x in run]
+    def watch(run_ids: list[int]) -> Any:
+        return watch_runs(server, run_ids, cookie=cookie, token=token)
 
-    results: dict[str, Any] = {}
+    results: dict[str, Any] = {"sandbox_cpu_priority": sandbox_priority(settings.SANDBOX_CGROUP_PARENT)}
 
     # Baseline: the transport alone (events written by this process at ~50/s, one watcher).
     run = submit("baseline")
     Run.objects.filter(pk=run.pk).update(status=RunStatus.RUNNING)
 
     async def baseline() -> tuple[list[float], list[float]]:
-        watcher = asyncio.ensure_future(watch_runs([run.pk]))
+        watcher = asyncio.ensure_future(watch([run.pk]))
         await asyncio.sleep(1.0)
         for i in range(300):
             await asyncio.to_thread(
@@ -325,21 +312,31 @@ def run_scenarios(
     results["baseline_transport_only_sse"] = summary(over_stream)
     print("baseline", results["baseline_transport_only"], "SSE", results["baseline_transport_only_sse"], flush=True)
 
-    for label, count in (("latency_1_run", 1), (f"latency_{concurrent}_runs", concurrent)):
-        runs = [submit(f"latency {n}") for n in range(count)]
-        started = time.monotonic()
-        samples, sse_samples = asyncio.run(watch_runs([r.pk for r in runs]))
-        wait_final(runs)
-        elapsed = time.monotonic() - started
-        statuses = list(Run.objects.filter(pk__in=[r.pk for r in runs]).values_list("status", flat=True))
-        results[label] = {
-            **summary(samples),
-            "runs": count,
-            "succeeded": statuses.count(RunStatus.SUCCEEDED),
-            "seconds": round(elapsed, 1),
-        }
-        results[f"{label}_sse"] = summary(sse_samples)
-        print(label, results[label], "SSE", results[f"{label}_sse"], flush=True)
+    def latency_phases(suffix: str = "") -> None:
+        for phase, count in (("latency_1_run", 1), (f"latency_{concurrent}_runs", concurrent)):
+            label = phase + suffix
+            runs = [submit(f"latency {n}") for n in range(count)]
+            started = time.monotonic()
+            samples, sse_samples = asyncio.run(watch([r.pk for r in runs]))
+            wait_final(runs)
+            elapsed = time.monotonic() - started
+            statuses = list(Run.objects.filter(pk__in=[r.pk for r in runs]).values_list("status", flat=True))
+            results[label] = {
+                **summary(samples),
+                "runs": count,
+                "succeeded": statuses.count(RunStatus.SUCCEEDED),
+                "seconds": round(elapsed, 1),
+            }
+            results[f"{label}_sse"] = summary(sse_samples)
+            print(label, results[label], "SSE", results[f"{label}_sse"], flush=True)
+
+    latency_phases()
+    # The same phases with the sandboxes in Docker's default parent (/docker): what the low weight buys.
+    if compare_without_cgroup and settings.SANDBOX_CGROUP_PARENT:
+        restart_worker(latency_threads, cgroup_parent="")
+        results["sandbox_cpu_priority_without_cgroup"] = sandbox_priority("")
+        latency_phases("_without_cgroup")
+        restart_worker(latency_threads)
     if os.environ.get("BENCH_LATENCY_ONLY"):  # a quicker round while profiling
         return results
 

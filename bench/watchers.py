@@ -4,9 +4,11 @@ Server-Sent Events stream that scripts use. Used by bench/stream.py."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 from datetime import datetime
+from typing import Any
 
 
 def _latency(event: dict, connected: float, received: float) -> float | None:
@@ -54,3 +56,15 @@ async def watch_sse(stream_url: str, token: str, opened: list[float]) -> list[fl
             if latency is not None:
                 latencies.append(latency)
     return latencies
+
+
+async def watch_runs(server: Any, run_ids: list[int], *, cookie: str, token: str) -> tuple[list[float], list[float]]:
+    """Each run over the websocket and over the event stream at once: (websocket, SSE) latencies."""
+    opened: list[float] = []
+    sockets = [watch_websocket(server.ws_url(f"/ws/runs/{rid}/"), server.origin, cookie, opened) for rid in run_ids]
+    streams = [
+        watch_sse(f"http://localhost:{server.port}/api/v1/runs/{rid}/events/stream", token, opened) for rid in run_ids
+    ]
+    per_run = await asyncio.gather(*sockets, *streams)
+    over_socket, over_stream = per_run[: len(run_ids)], per_run[len(run_ids) :]
+    return [x for run in over_socket for x in run], [x for run in over_stream for x in run]

@@ -223,9 +223,11 @@ SANDBOX_CPUS = env.float("SANDBOX_CPUS", default=1.0, validate=Range(min=0.1))
 # CPU weight of one sandbox (cgroup cpu.shares, Docker's default 1024), set at creation (runsc
 # refuses `docker update`): below other containers of the host, e.g. a containerised web or Redis.
 SANDBOX_CPU_SHARES = env.int("SANDBOX_CPU_SHARES", default=256, validate=Range(min=2, max=262144))
-# The cgroup the sandboxes are created under (empty: Docker's default, e.g. /docker). Weights only
-# compete among siblings: give this group a low cpu.shares on the host (platform/sandbox/README.md).
-SANDBOX_CGROUP_PARENT = env.str("SANDBOX_CGROUP_PARENT", default="")
+# The cgroup the sandboxes are created under, with a low CPU weight the worker gives it as it starts
+# (sandboxes/cpu_priority.py; with Docker's systemd driver it becomes a slice: atelier-sandboxes.slice).
+# Weights only compete among siblings: in Docker's default parent (empty here) busy sandboxes take
+# the CPU the live stream needs (platform/sandbox/README.md, "CPU priority").
+SANDBOX_CGROUP_PARENT = env.str("SANDBOX_CGROUP_PARENT", default="/atelier-sandboxes")
 SANDBOX_PIDS_LIMIT = env.int("SANDBOX_PIDS_LIMIT", default=4096, validate=Range(min=64))  # host threads under gVisor
 SANDBOX_NPROC = env.int("SANDBOX_NPROC", default=256, validate=Range(min=16))
 SANDBOX_NOFILE = env.int("SANDBOX_NOFILE", default=1024, validate=Range(min=64))

@@ -17,6 +17,7 @@ import docker.errors
 from django.conf import settings
 
 from sandboxes import files
+from sandboxes.cpu_priority import sandbox_cgroup_parent
 from sandboxes.docker_exec import ExecConnection
 from sandboxes.egress_guard import egress_guard
 from sandboxes.firewall import NetworkPolicyError, daemon_address
@@ -88,7 +89,7 @@ class SandboxConfig:
             memory=s.SANDBOX_MEMORY,
             cpus=s.SANDBOX_CPUS,
             cpu_shares=s.SANDBOX_CPU_SHARES,
-            cgroup_parent=s.SANDBOX_CGROUP_PARENT,
+            cgroup_parent=sandbox_cgroup_parent(s.SANDBOX_CGROUP_PARENT),  # a slice under systemd
             pids_limit=s.SANDBOX_PIDS_LIMIT,
             nproc=s.SANDBOX_NPROC,
             nofile=s.SANDBOX_NOFILE,

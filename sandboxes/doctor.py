@@ -1,4 +1,4 @@
-"""Checks behind `manage.py sandbox_doctor`: engine, runtime, image, sandbox, network policy."""
+"""Checks behind `manage.py sandbox_doctor`: engine, runtime, CPU priority, image, sandbox, network policy."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import docker
 import docker.errors
 from django.conf import settings
 
+from sandboxes.cpu_priority import Engine, State, inspect_sandbox_cgroup
 from sandboxes.docker_runtime import SandboxConfig, start_sandbox
 from sandboxes.firewall import NetworkPolicyError, policy_runner
 from sandboxes.image import sandbox_image_tag
@@ -22,6 +23,18 @@ class Check:
     detail: str
     fix: str = ""
     warning: bool = False
+
+
+def cpu_priority_check(engine: Engine) -> Check:
+    """The sandboxes' low-weight parent cgroup: without it sandboxes still run, but live streams lag
+    under load. Missing or too heavy is a failure; off on purpose (an empty setting), or out of this
+    process's sight (no host cgroups here, as in a network namespace of its own), a warning."""
+    status = inspect_sandbox_cgroup(settings.SANDBOX_CGROUP_PARENT, engine)
+    fix = status.fix
+    if status.state in {State.MISSING, State.TOO_HEAVY} and engine.driver != "systemd":
+        fix = f"python manage.py sandbox_doctor --fix (as root on the Docker host), or {fix}"
+    warn = status.state in {State.OFF, State.UNSEEN}
+    return Check("cpu priority", status.ok or warn, status.summary(), fix, warning=warn)
 
 
 def run_checks(*, start_one: bool = True) -> Iterator[Check]:
@@ -57,6 +70,7 @@ def run_checks(*, start_one: bool = True) -> Iterator[Check]:
         )
     else:
         yield Check("runtime", True, "runsc (gVisor) is registered")
+    yield cpu_priority_check(Engine.from_info(info))
     tag = sandbox_image_tag()
     try:
         client.images.get(tag)

@@ -90,20 +90,8 @@ install_docker() {
     $SUDO pkill -HUP dockerd; sleep 1
   fi
   docker info --format '{{json .Runtimes}}' | grep -q runsc || { echo "runsc runtime not registered" >&2; exit 1; }
-  sandbox_cgroup
-}
-
-# Sandboxes are batch work: under one parent cgroup with a low CPU weight, a
-# machine full of busy runs still leaves the web tier, Redis and the worker's
-# event path the CPU they need (SANDBOX_CGROUP_PARENT=/atelier-sandboxes).
-sandbox_cgroup() {
-  if [ -d /sys/fs/cgroup/cpu ]; then  # cgroup v1
-    $SUDO mkdir -p /sys/fs/cgroup/cpu/atelier-sandboxes
-    echo 128 | $SUDO tee /sys/fs/cgroup/cpu/atelier-sandboxes/cpu.shares >/dev/null
-  elif [ -f /sys/fs/cgroup/cgroup.controllers ]; then  # cgroup v2
-    $SUDO mkdir -p /sys/fs/cgroup/atelier-sandboxes
-    echo 12 | $SUDO tee /sys/fs/cgroup/atelier-sandboxes/cpu.weight >/dev/null 2>&1 || true
-  fi
+  # The sandboxes' low-weight parent cgroup is the worker's to prepare as it starts
+  # (sandboxes/cpu_priority.py): nothing to do for it here.
 }
 
 install_browser() {

@@ -164,6 +164,22 @@ def test_only_the_worker_has_the_docker_socket_and_the_hosts_cgroups(main: dict[
 
 
 @pytest.mark.parametrize("path", [MAIN_FILE, WORKER_HOST_FILE], ids=lambda p: p.name)
+def test_the_worker_prepares_the_sandboxes_low_weight_cgroup_itself(path: Path) -> None:
+    """As it starts, the worker makes the sandboxes' parent group and lowers its weight
+    (sandboxes/cpu_priority.py; tests/platform/test_images.py runs it): it needs root, the host's
+    cgroup file system mounted writable and the host's cgroup view, and must start as a worker."""
+    worker = load(path)["services"]["worker"]
+    assert worker["user"] == "root"
+    (mount,) = [str(v) for v in worker["volumes"] if str(v).split(":")[1] == "/sys/fs/cgroup"]
+    assert mount == "/sys/fs/cgroup:/sys/fs/cgroup"  # no ":ro"
+    assert worker["cgroup"] == "host"
+    assert not {"cap_drop", "read_only", "cgroup_parent"} & set(worker)
+    assert worker["command"][worker["command"].index("celery") :][:4] == ["celery", "-A", "config", "worker"]
+    parent = service_environment(worker, VARIABLES).get("SANDBOX_CGROUP_PARENT", "/atelier-sandboxes")
+    assert parent == "/atelier-sandboxes"  # a path: made a slice by the worker under Docker's systemd driver
+
+
+@pytest.mark.parametrize("path", [MAIN_FILE, WORKER_HOST_FILE], ids=lambda p: p.name)
 def test_a_stopping_worker_is_given_the_time_to_finish_its_runs(path: Path) -> None:
     grace = load(path)["services"]["worker"]["stop_grace_period"]
     assert re.fullmatch(r"\d+m", grace), grace

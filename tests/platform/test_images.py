@@ -1,6 +1,7 @@
 """The production images build here, with no registry, and run docker-compose.yml's services:
 each reaches its health check, the web answers, files go to the S3 store, and a worker in its
-container freezes an idle sandbox as the sizing in platform/README.md assumes."""
+container freezes an idle sandbox as the sizing in platform/README.md assumes and prepares the
+sandboxes' low-weight cgroup as the live stream needs."""
 
 from __future__ import annotations
 
@@ -16,10 +17,12 @@ import pytest
 from docker.models.containers import Container
 
 from config.platform_image import PlatformImages, build_platform_images
+from sandboxes.cpu_priority import Engine
 from sandboxes.image import ensure_offline_base
 from tests.platform.compose_files import MAIN_FILE, load, service_environment
 from tests.platform.containers import published_port, remove, run_service, wait_healthy
-from tests.support import free_port
+from tests.support import free_port, require
+from tests.support.cgroups import cpu_cgroup_of, own_cgroup_parent, sandbox_pid_under, weight_of
 
 pytestmark = [pytest.mark.docker, pytest.mark.services, pytest.mark.timeout(900)]
 
@@ -209,3 +212,49 @@ def test_a_worker_in_its_container_freezes_an_idle_sandbox(
     output = worker.logs().decode()
     assert outcome["StatusCode"] == 0, output
     assert output.strip().splitlines()[-1] == "frozen", output
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_worker_in_its_container_prepares_the_sandboxes_low_weight_cgroup_and_starts_sandboxes_under_it(
+    platform_images: PlatformImages,
+    client: docker.DockerClient,
+    compose: dict[str, Any],
+    production_variables: dict[str, str],
+    sandbox_image: str,
+    own_redis: str,
+    started: list[Any],
+) -> None:
+    """compose's worker, with its own command and the host's cgroups as compose mounts them: as
+    it starts it makes the group (a fresh name here) with the low weight and says so once; its
+    warm sandbox lands under it."""
+    engine = Engine.from_info(client.info())
+    require(engine.driver == "cgroupfs", "Docker's cgroupfs driver (with systemd the worker only checks)")
+    with own_cgroup_parent() as parent:
+        worker = run_service(
+            client,
+            compose["services"]["worker"],
+            image=platform_images.platform.tag,
+            variables=production_variables,
+            environment={
+                "DATABASE_URL": _test_database_url(),
+                "REDIS_URL": own_redis,
+                "SANDBOX_CGROUP_PARENT": parent,
+                "SANDBOX_IMAGE": sandbox_image,
+                "WORKER_CONCURRENCY": "1",
+                "SANDBOX_POOL_SIZE": "1",  # a sandbox the worker starts as it becomes ready
+                "SANDBOX_NETWORK_MODE": "none",
+                "SANDBOX_FREEZE_IDLE": "false",  # removed with the worker below, never waiting on a thaw
+                **TEST_ENVIRONMENT,
+            },
+        )
+        started.append(worker)
+        wait_healthy(worker)
+        output = worker.logs().decode(errors="replace")
+        lines = [line for line in output.splitlines() if "sandboxes.cpu_priority" in line]
+        assert len(lines) == 1, output
+        assert f"INFO sandboxes.cpu_priority sandboxes run at low CPU priority: cgroup {parent} (" in lines[0]
+        assert "(created just now)" in lines[0]
+        assert weight_of(engine, parent) == engine.low_weight
+        pid = sandbox_pid_under(parent)
+        assert cpu_cgroup_of(pid).startswith(f"{parent}/")
+        remove(worker)

@@ -87,6 +87,12 @@ def test_workers_run_only_on_gvisor_nodes_with_the_nodes_engine_and_cgroups(
     assert mounts["/var/run/docker.sock"]["hostPath"] == {"path": "/var/run/docker.sock", "type": "Socket"}
     assert mounts["/sys/fs/cgroup"]["hostPath"]["path"] == "/sys/fs/cgroup"
     assert container["securityContext"]["runAsUser"] == 0
+    # Writable: the worker freezes idle sandboxes and prepares their low-weight parent group there.
+    (cgroup_mount,) = [mount for mount in container["volumeMounts"] if mount["mountPath"] == "/sys/fs/cgroup"]
+    assert not cgroup_mount.get("readOnly")
+    assert mounts["/sys/fs/cgroup"]["hostPath"]["type"] == "Directory"
+    assert "capabilities" not in container["securityContext"]
+    assert container["command"][container["command"].index("celery") :][:4] == ["celery", "-A", "config", "worker"]
     identity = {entry["name"]: entry for entry in container["env"]}["SANDBOX_HOST_ID"]
     assert identity["valueFrom"]["fieldRef"]["fieldPath"] == "spec.nodeName"  # stable across restarts
     assert objects[("ConfigMap", "atelier-config")]["data"]["SANDBOX_CGROUP_PARENT"] == "/atelier-sandboxes"

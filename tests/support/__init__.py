@@ -8,7 +8,8 @@
 - `scripted_model`: an OpenAI-compatible HTTP server that plays a script of replies.
 - `runs`: submitting a run and waiting for it; `wsclient`: watching a run's websocket.
 - `artifacts`: finished runs with real files; `media_samples`: small real media and hostile files.
-- `agent`, `fakes`, `sandboxes`: helpers for the agent loop and sandbox tests.
+- `agent`, `fakes`, `sandboxes`, `cgroups`: helpers for the agent loop and sandbox tests (`cgroups`: a
+  parent cgroup of a test's own, where a sandbox's process sits).
 - `urlconf`: every route of the project's URLconfs (HTTP and websocket), found by walking them.
 - below: skipping (never in CI), free ports, executables.
 

@@ -5,8 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 import docker
+from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from sandboxes.cpu_priority import current_engine, prepare_sandbox_cgroup
 from sandboxes.docker_runtime import SandboxConfig
 from sandboxes.doctor import run_checks
 from sandboxes.firewall import policy_runner
@@ -14,14 +16,24 @@ from sandboxes.network import apply_egress_policy, ensure_network
 
 
 class Command(BaseCommand):
-    help = "Check the Docker engine, the gVisor runtime, the sandbox image and the network policy."
+    help = (
+        "Check the Docker engine, the gVisor runtime, the sandboxes' CPU priority, the sandbox image"
+        " and the network policy."
+    )
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("--fix", action="store_true", help="Create the sandbox network and apply its policy.")
+        parser.add_argument(
+            "--fix",
+            action="store_true",
+            help="Prepare the sandboxes' low-weight cgroup, create the sandbox network and apply its policy.",
+        )
         parser.add_argument("--quick", action="store_true", help="Do not start a test sandbox.")
 
     def handle(self, *args: Any, **options: Any) -> None:
         if options["fix"]:
+            engine = current_engine()
+            if engine is not None:
+                self.stdout.write(prepare_sandbox_cgroup(settings.SANDBOX_CGROUP_PARENT, engine).summary() + ".")
             config = SandboxConfig.from_settings()
             if config.network_mode == "internet":
                 client = docker.from_env()

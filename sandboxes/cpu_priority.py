@@ -1,0 +1,273 @@
+"""Sandboxes under one parent cgroup with a low CPU weight, so busy runs leave the live stream its CPU.
+
+A CPU weight only competes among siblings. Left to Docker, every sandbox sits in
+Docker's own parent group (`/docker`, or `system.slice` under systemd), which as
+a whole weighs as much as each process of the host: with fifty busy runs on two
+cores the web process, Redis and the worker's event path wait for a core (bench/stream.py
+compares: event stored -> websocket p99 from a few hundred ms to seconds). Under a
+parent with an eighth of the normal weight the sandboxes still use every idle cycle
+but yield at once to the live stream (p99 tens of ms).
+
+One status, shared by the worker's start (sandboxes/worker_start.py), `manage.py
+sandbox_doctor` and bench/stream.py: `inspect_sandbox_cgroup` only reads,
+`prepare_sandbox_cgroup` also creates the group and lowers its weight.
+
+- Docker's cgroupfs driver: the group is a directory of the host's cgroup file
+  system, which the worker creates and weighs (cgroup v1 `cpu.shares`, v2
+  `cpu.weight`) when it may write there (root, the host's /sys/fs/cgroup).
+- Docker's systemd driver: the parent must be a slice (`/atelier-sandboxes`
+  becomes `atelier-sandboxes.slice`, which systemd nests in `atelier.slice`: the
+  top slice is the one that competes with the host's other work). systemd owns
+  that tree and writes its own weight back whenever it applies the slice's
+  settings, so the worker only checks, and the fix is a `systemctl` command.
+
+Whatever the outcome, sandboxes start: without the group's low weight they run
+at normal priority.
+"""
+
+from __future__ import annotations
+
+import enum
+import logging
+import threading
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import docker
+import docker.errors
+
+logger = logging.getLogger(__name__)
+
+CGROUP_ROOT = Path("/sys/fs/cgroup")
+# An eighth of the default weight (cgroup v1 cpu.shares 1024, v2 cpu.weight 100).
+LOW_CPU_SHARES = 128
+LOW_CPU_WEIGHT = 12
+
+
+class State(enum.Enum):
+    OFF = "off"  # SANDBOX_CGROUP_PARENT is empty: Docker's default parent
+    PREPARED = "prepared"  # created, or its weight lowered, just now
+    FINE = "fine"  # already there with a low weight
+    MISSING = "missing"
+    TOO_HEAVY = "weight too high"
+    UNSEEN = "not visible here"  # no cpu controller where this process looks: it cannot tell
+
+
+@dataclass(frozen=True)
+class Engine:
+    """What of the Docker engine decides where sandboxes' cgroups are: its driver and cgroup version."""
+
+    driver: str  # "cgroupfs" or "systemd"
+    version: int  # 1 or 2
+
+    @classmethod
+    def from_info(cls, info: Mapping[str, Any], *, root: Path = CGROUP_ROOT) -> Engine:
+        """From `docker info` (older engines do not report the version: read from the file system)."""
+        driver = str(info.get("CgroupDriver") or "cgroupfs")
+        reported = str(info.get("CgroupVersion") or "")
+        version = int(reported) if reported in {"1", "2"} else 2 if (root / "cgroup.controllers").exists() else 1
+        return cls(driver=driver, version=version)
+
+    @property
+    def control(self) -> str:
+        return "cpu.shares" if self.version == 1 else "cpu.weight"
+
+    @property
+    def low_weight(self) -> int:
+        return LOW_CPU_SHARES if self.version == 1 else LOW_CPU_WEIGHT
+
+    def describe(self) -> str:
+        return f"cgroup v{self.version}, Docker's {self.driver} driver"
+
+
+@dataclass(frozen=True)
+class CpuPriority:
+    """Where the sandboxes' parent cgroup stands; `line()` says it to an operator."""
+
+    state: State
+    parent: str  # as Docker is given it ("" when off)
+    engine: Engine | None = None
+    group: Path | None = None  # the directory whose weight competes with the host's other work
+    weight: int | None = None  # found there (after preparing)
+    why: str = ""  # what is wrong, or what was done
+    fix: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return self.state in {State.PREPARED, State.FINE}
+
+    def summary(self) -> str:
+        """How it stands, in one sentence (`line()` adds the fix when it is not fine)."""
+        lag = "under load, live streams lag behind busy runs"
+        if self.state is State.OFF:
+            return f"sandboxes run at NORMAL CPU priority (SANDBOX_CGROUP_PARENT is empty): {lag}"
+        assert self.engine is not None
+        where = f"cgroup {self.parent} ({self.engine.describe()})"
+        if self.ok:
+            found = f"{self.engine.control} {self.weight} in {self.group}" + (f" ({self.why})" if self.why else "")
+            return f"sandboxes run at low CPU priority: {where}: {found}"
+        return f"sandboxes run at NORMAL CPU priority: {where}: {self.why}; {lag}"
+
+    def line(self) -> str:
+        return self.summary() if self.ok else f"{self.summary()}. Fix: {self.fix}"
+
+    def record(self) -> dict[str, Any]:
+        """What a benchmark notes about the sandboxes it measured."""
+        if self.state is State.OFF:
+            return {"cgroup_parent": "none", "state": self.state.value}
+        assert self.engine is not None
+        return {
+            "cgroup_parent": self.parent,
+            "state": self.state.value,
+            "weight": self.weight,
+            "control": self.engine.control,
+            "cgroup_version": self.engine.version,
+            "cgroup_driver": self.engine.driver,
+        }
+
+
+def docker_cgroup_parent(setting: str, driver: str) -> str:
+    """SANDBOX_CGROUP_PARENT as Docker's driver wants it: a path for cgroupfs, a slice for systemd
+    (Docker refuses a path there, so a path is made the slice systemd would name: /a/b -> a-b.slice)."""
+    name = setting.strip().strip("/")
+    if not name:
+        return ""
+    if driver != "systemd":
+        return f"/{name}"
+    return name if name.endswith(".slice") else "-".join(name.split("/")) + ".slice"
+
+
+def _cpu_hierarchy(engine: Engine, root: Path) -> Path:
+    """Where the cpu controller's groups are: v1 its own hierarchy, v2 the one tree."""
+    return root / "cpu" if engine.version == 1 else root
+
+
+def _weighed_group(parent: str, engine: Engine, root: Path) -> Path:
+    base = _cpu_hierarchy(engine, root)
+    if engine.driver == "systemd":  # a-b.slice lives in a.slice, which competes with system.slice
+        return base / (parent.split("-", 1)[0].removesuffix(".slice") + ".slice")
+    return base / parent.strip("/")
+
+
+def _fix(engine: Engine, group: Path) -> str:
+    if engine.driver == "systemd":
+        prop = f"CPUShares={LOW_CPU_SHARES}" if engine.version == 1 else f"CPUWeight={LOW_CPU_WEIGHT}"
+        return f"on the Docker host, as root, once (it persists): systemctl set-property {group.name} {prop}"
+    enable = "echo +cpu > /sys/fs/cgroup/cgroup.subtree_control && " if engine.version == 2 else ""
+    return (
+        "run the worker as root with the host's /sys/fs/cgroup writable (it prepares the group as it "
+        "starts; platform/README.md), or once as root on the Docker host: "
+        f"{enable}mkdir -p {group} && echo {engine.low_weight} > {group}/{engine.control}"
+    )
+
+
+def _read_weight(group: Path, control: str) -> int | None:
+    try:
+        return int((group / control).read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def inspect_sandbox_cgroup(setting: str, engine: Engine, *, root: Path = CGROUP_ROOT) -> CpuPriority:
+    """Where the sandboxes' parent group stands, without changing anything."""
+    parent = docker_cgroup_parent(setting, engine.driver)
+    if not parent:
+        return CpuPriority(State.OFF, "", fix="set SANDBOX_CGROUP_PARENT=/atelier-sandboxes (its default)")
+    group = _weighed_group(parent, engine, root)
+    fix = _fix(engine, group)
+    base = _cpu_hierarchy(engine, root)
+    if not (base / ("cpu.shares" if engine.version == 1 else "cgroup.controllers")).exists():
+        why = f"this process sees no cgroup cpu controller at {base}, so it cannot check or prepare {group}"
+        return CpuPriority(State.UNSEEN, parent, engine, group, None, why, f"check on the Docker host; {fix}")
+    weight = _read_weight(group, engine.control)
+    if weight is None:
+        why = f"{group} does not exist" if not group.is_dir() else f"{group}/{engine.control} cannot be read"
+        return CpuPriority(State.MISSING, parent, engine, group, None, why, fix)
+    if weight > engine.low_weight:
+        why = f"{group} has {engine.control} {weight}, above {engine.low_weight}"
+        return CpuPriority(State.TOO_HEAVY, parent, engine, group, weight, why, fix)
+    return CpuPriority(State.FINE, parent, engine, group, weight, "", fix)
+
+
+def prepare_sandbox_cgroup(setting: str, engine: Engine, *, root: Path = CGROUP_ROOT) -> CpuPriority:
+    """The group made and weighed if it is missing or too heavy (cgroupfs driver), then its status."""
+    found = inspect_sandbox_cgroup(setting, engine, root=root)
+    if found.state in {State.OFF, State.FINE, State.UNSEEN} or engine.driver == "systemd" or found.group is None:
+        return found  # under systemd the weight must come through systemd (module docstring)
+    group, before = found.group, found.weight
+    try:
+        _make_group(root, group, engine)
+        (group / engine.control).write_text(f"{engine.low_weight}\n")
+    except OSError as exc:
+        failed = exc.filename or group
+        why = f"{found.why}, and {failed} cannot be written ({exc.strerror or exc})"
+        return CpuPriority(found.state, found.parent, engine, group, before, why, found.fix)
+    after = inspect_sandbox_cgroup(setting, engine, root=root)
+    if not after.ok:  # the kernel took the write but kept another value
+        return after
+    done = "created just now" if before is None else f"lowered from {before} just now"
+    return CpuPriority(State.PREPARED, after.parent, engine, group, after.weight, done, after.fix)
+
+
+def _make_group(root: Path, group: Path, engine: Engine) -> None:
+    """Each missing level of the group, under the cpu controller's hierarchy (inspect made sure it
+    is one, not a tmpfs where it would be mounted); under cgroup v2 each level hands the cpu
+    controller down, without which a group has no cpu.weight."""
+    directory = base = _cpu_hierarchy(engine, root)
+    for part in group.relative_to(base).parts:
+        if engine.version == 2:
+            control = directory / "cgroup.subtree_control"
+            if "cpu" not in control.read_text().split():
+                control.write_text("+cpu\n")
+        directory = directory / part
+        directory.mkdir(exist_ok=True)
+
+
+# --- the engine, asked once per process -------------------------------------------------------
+
+_engine_lock = threading.Lock()
+_engine: Engine | None = None
+
+
+def current_engine() -> Engine | None:
+    """This host's engine (`docker info`), asked once per process; None while Docker does not answer."""
+    global _engine
+    with _engine_lock:
+        if _engine is None:
+            try:
+                client = docker.from_env(timeout=15)
+                try:
+                    _engine = Engine.from_info(client.info())
+                finally:
+                    client.close()
+            except (docker.errors.DockerException, OSError) as exc:
+                logger.debug("Docker does not answer: %s", exc)
+        return _engine
+
+
+def sandbox_cgroup_parent(setting: str) -> str:
+    """What sandboxes are created under (Docker's cgroup_parent) on this host."""
+    engine = current_engine()
+    return docker_cgroup_parent(setting, engine.driver if engine is not None else "cgroupfs")
+
+
+def prepare_at_worker_start(setting: str) -> CpuPriority | None:
+    """Prepare the group as a worker starts and say, in one line, how it stands. Never raises:
+    a worker that cannot prepare it still runs its sandboxes, at normal priority."""
+    try:
+        engine = current_engine()
+        if engine is None:
+            logger.warning(
+                "sandboxes' CPU priority unknown: Docker does not answer, so the sandboxes' cgroup "
+                "(SANDBOX_CGROUP_PARENT=%s) was not checked. Fix: start dockerd, then restart the worker.",
+                setting or "",
+            )
+            return None
+        status = prepare_sandbox_cgroup(setting, engine)
+    except Exception:  # a start-up check must never stop the worker
+        logger.warning("sandboxes' CPU priority could not be checked: they may run at normal priority", exc_info=True)
+        return None
+    logger.log(logging.INFO if status.ok else logging.WARNING, "%s", status.line())
+    return status

@@ -1,0 +1,19 @@
+"""What a Celery worker does for its sandboxes as it starts (connected in SandboxesConfig.ready, so
+every worker has it whatever it imports; other processes never receive the signal)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from celery.signals import worker_init
+from django.conf import settings
+
+from sandboxes.cpu_priority import prepare_at_worker_start
+
+
+# worker_init: in the worker's main process whatever the pool, before it takes its first run, so
+# every sandbox it starts lands under the low-weight parent. One log line either way; a worker
+# that cannot prepare the group still runs (sandboxes at normal priority).
+@worker_init.connect
+def _prepare_sandbox_cpu_priority(**_: Any) -> None:
+    prepare_at_worker_start(settings.SANDBOX_CGROUP_PARENT)
