@@ -32,6 +32,8 @@ class Creation(models.Model):
     max_seconds = models.PositiveIntegerField(null=True, blank=True)
     max_tokens = models.PositiveIntegerField(null=True, blank=True)
     forked_from = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="forks")
+    # The version the gallery shows: the latest that succeeded, or one a member restored.
+    shown_run = models.ForeignKey("Run", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -110,6 +112,14 @@ class Run(models.Model):
     """One attempt at a creation: a sandbox, an agent loop, a trajectory, artifacts."""
 
     creation = models.ForeignKey(Creation, on_delete=models.CASCADE, related_name="runs")
+    # Runs are the creation's versions, numbered from 1 in the order they were asked for.
+    version = models.PositiveIntegerField()
+    # The version this one continues from (a refine); None for a first version or a run from scratch.
+    parent = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="children")
+    # What should change, for a refine; blank when the run works from the brief alone.
+    instruction = models.TextField(blank=True)
+    # The agent's own summary of what it made (what it said at submit): carried into later versions.
+    summary = models.TextField(blank=True)
     status = models.CharField(max_length=16, choices=RunStatus.choices, default=RunStatus.QUEUED)
     reason = models.TextField(blank=True, help_text="Why the run ended (or is waiting).")
     created_at = models.DateTimeField(auto_now_add=True)
@@ -160,13 +170,27 @@ class Run(models.Model):
                 name="run_started_after_created",
             ),
             models.CheckConstraint(condition=Q(sandbox_seconds__gte=0), name="run_sandbox_seconds_non_negative"),
+            models.UniqueConstraint(fields=["creation", "version"], name="run_unique_version_per_creation"),
+            models.CheckConstraint(condition=Q(version__gte=1), name="run_version_positive"),
         ]
 
     def __str__(self) -> str:
         return f"Run {self.pk} ({self.status})"
 
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        if self.version is None:
+            # The next number of its creation. Services lock the creation's row first
+            # (creations.runs.state.run_create_queued), so two runs never get the same one.
+            latest = Run.objects.filter(creation_id=self.creation_id).aggregate(latest=models.Max("version"))["latest"]
+            self.version = (latest or 0) + 1
+        super().save(*args, **kwargs)
+
     def get_absolute_url(self) -> str:
         return reverse("run_detail", kwargs={"pk": self.pk})
+
+    @property
+    def label(self) -> str:
+        return f"v{self.version}"
 
     @property
     def is_final(self) -> bool:
@@ -195,6 +219,47 @@ class RunEvent(models.Model):
 
     def __str__(self) -> str:
         return f"{self.run_id}#{self.seq} {self.kind}"
+
+
+def snapshot_upload_to(instance: "RunSnapshot", filename: str) -> str:
+    return f"snapshots/{instance.workspace_id}/{instance.run_id}/{uuid.uuid4().hex}.tar.gz"
+
+
+class RunSnapshot(models.Model):
+    """The whole /testbed a run left (inputs, outputs, work files), compressed: where the
+    next version of its creation starts. Bounded by RUN_SNAPSHOT_MAX_BYTES; a tree over
+    the bound keeps output/ only and `left_out` says so."""
+
+    run = models.OneToOneField(Run, on_delete=models.CASCADE, related_name="snapshot")
+    # Kept here so the workspace's storage in use is one sum (as for artifacts).
+    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="+")
+    file = models.FileField(upload_to=snapshot_upload_to, max_length=300)
+    size = models.PositiveBigIntegerField()
+    # What was not kept, in words a person reads; blank when the whole /testbed is in it.
+    left_out = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return f"snapshot of run {self.run_id}"
+
+
+class RunMessage(models.Model):
+    """Something a person told a running agent; it reaches the model before its next request."""
+
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="messages")
+    author = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    author_name = models.CharField(max_length=150)
+    text = models.TextField()
+    created_at = models.DateTimeField(auto_now_add=True)
+    delivered_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["run", "created_at", "pk"]
+        indexes = [models.Index(fields=["run", "delivered_at"], name="run_message_pending")]
+        constraints = [models.CheckConstraint(condition=~Q(text=""), name="run_message_text_not_empty")]
+
+    def __str__(self) -> str:
+        return f"message to run {self.run_id}"
 
 
 class ArtifactKind(models.TextChoices):

@@ -1,6 +1,6 @@
 """Files in storage go when their rows go: deleting a creation, a run or a whole workspace
 (cascades included) deletes the inputs, artifacts, previews, renditions, renderings and
-event overflow files it held, once the transaction commits (a rollback keeps them)."""
+event overflow files and version snapshots it held, once the transaction commits (a rollback keeps them)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from django.db import transaction
 from django.db.models.fields.files import FieldFile
 from django.db.models.signals import post_delete
 
-from creations.models import Artifact, InputFile, Run
+from creations.models import Artifact, InputFile, Run, RunSnapshot
 
 log = logging.getLogger(__name__)
 
@@ -40,6 +40,10 @@ def _input_deleted(sender: Any, instance: InputFile, **kwargs: Any) -> None:
     _delete_later(instance.file)
 
 
+def _snapshot_deleted(sender: Any, instance: RunSnapshot, **kwargs: Any) -> None:
+    _delete_later(instance.file)
+
+
 def _run_deleted(sender: Any, instance: Run, **kwargs: Any) -> None:
     folder = f"run-events/{instance.pk}"
 
@@ -58,3 +62,4 @@ def connect() -> None:
     post_delete.connect(_artifact_deleted, sender=Artifact, dispatch_uid="artifact-files")
     post_delete.connect(_input_deleted, sender=InputFile, dispatch_uid="input-files")
     post_delete.connect(_run_deleted, sender=Run, dispatch_uid="run-event-files")
+    post_delete.connect(_snapshot_deleted, sender=RunSnapshot, dispatch_uid="run-snapshot-files")

@@ -10,13 +10,13 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import docker
 import docker.errors
 from django.conf import settings
 
-from sandboxes import files
+from sandboxes import files, snapshots
 from sandboxes.cpu_priority import sandbox_cgroup_parent
 from sandboxes.docker_exec import ExecConnection
 from sandboxes.egress_guard import egress_guard
@@ -24,9 +24,11 @@ from sandboxes.firewall import NetworkPolicyError, daemon_address
 from sandboxes.freezer import Freezer
 from sandboxes.image import sandbox_image_tag
 from sandboxes.network import NetworkSettings, ensure_network
+from sandboxes.programs import program_text
 from sandboxes.runtime import CommandResult, CopyOutReport, OutputCallback
 from sandboxes.shell import PersistentShell, ShellUnavailable
 from sandboxes.shell_scripts import STATE_DIR, ShellLimits
+from sandboxes.snapshots import ByteSource, SnapshotReport
 
 logger = logging.getLogger(__name__)
 EXIT_STATE_SETTLE_SECONDS = 5.0  # how long to wait for Docker to record a sandbox's end
@@ -386,6 +388,45 @@ class DockerSandbox:
                 max_files=self.config.copy_out_max_files,
                 timeout=max(120.0, self.config.copy_out_max_bytes / 5e6),
             )
+
+    def save_snapshot(self, dest: IO[bytes], *, max_bytes: int) -> SnapshotReport | None:
+        """/testbed, compressed, into `dest` (at most `max_bytes`): the whole tree when it
+        fits, else output/ alone; None when even output/ does not fit."""
+        script = program_text("testbed_snapshot.sh")
+        for scope in ("auto", "output"):
+            dest.seek(0)
+            dest.truncate()
+            argv = ["sh", "-c", script, "testbed-snapshot", str(max_bytes), scope]
+            with self._in_use():
+                conn = ExecConnection.open(self._api, self.container_id, argv, stdin=False)
+                try:
+                    received = snapshots.receive_archive(
+                        conn, dest, max_bytes=max_bytes, deadline=snapshots.deadline_for(max_bytes)
+                    )
+                except snapshots.SnapshotTooLarge:
+                    received = None
+                finally:
+                    conn.close()
+            if received is None:
+                continue
+            code = conn.exit_code()
+            if code != 0:
+                raise SandboxError(f"archiving /testbed failed (exit {code}): {received.messages.strip()[:300]}")
+            whole, testbed_bytes = snapshots.parse_scope(received.messages)
+            if whole or scope == "output":
+                return SnapshotReport(size=received.written, whole=whole, testbed_bytes=testbed_bytes)
+        return None
+
+    def restore_snapshot(self, source: ByteSource, *, size: int) -> None:
+        """Unpack a snapshot (save_snapshot's archive, `size` bytes) into /testbed."""
+        argv = ["sh", "-c", program_text("testbed_restore.sh"), "testbed-restore"]
+        with self._in_use():
+            conn = ExecConnection.open(self._api, self.container_id, argv, stdin=True)
+            code, messages = files.send_stream(
+                conn, snapshots.file_chunks(source), timeout=snapshots.transfer_timeout(size)
+            )
+        if code != 0:
+            raise SandboxError(f"restoring the previous version's files failed (exit {code}): {messages.strip()}")
 
     def stop(self) -> None:
         """Remove the container. A second caller (say, release() while a

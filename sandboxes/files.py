@@ -18,7 +18,7 @@ import posixpath
 import tarfile
 import time
 import unicodedata
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path, PurePosixPath
 
 from sandboxes.docker_exec import STDOUT, ExecClosed, ExecConnection
@@ -73,10 +73,17 @@ def build_tar(files: Mapping[str, bytes], max_bytes: int) -> bytes:
 
 def write_files(conn: ExecConnection, archive: bytes, timeout: float) -> tuple[int | None, str]:
     """Stream `archive` to an exec'd `tar -x` and wait for it; (exit code, messages)."""
+    view = memoryview(archive)
+    return send_stream(conn, (view[start : start + (1 << 20)] for start in range(0, len(view), 1 << 20)), timeout)
+
+
+def send_stream(
+    conn: ExecConnection, chunks: Iterable[bytes | memoryview], timeout: float
+) -> tuple[int | None, str]:
+    """Send `chunks` to an exec's stdin, close it and wait for the process; (exit code, last messages)."""
     try:
-        view = memoryview(archive)
-        for start in range(0, len(view), 1 << 20):
-            conn.send(view[start : start + (1 << 20)])
+        for chunk in chunks:
+            conn.send(chunk)
         conn.close_stdin()
         messages = b""
         for _, payload in conn.frames(time.monotonic() + timeout):

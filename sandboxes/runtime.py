@@ -10,7 +10,9 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import IO, Protocol
+
+from sandboxes.snapshots import ByteSource, SnapshotReport
 
 OutputCallback = Callable[[str], None]
 
@@ -66,6 +68,15 @@ class Sandbox(Protocol):
     def copy_out(self, dest_dir: Path, *, src: str = "/testbed/output") -> CopyOutReport:
         """Copy the tree at `src` to `dest_dir` safely: no symlinks followed,
         nothing outside the tree, no special files, byte and count caps."""
+        ...
+
+    def save_snapshot(self, dest: IO[bytes], *, max_bytes: int) -> SnapshotReport | None:
+        """Write /testbed, compressed, to `dest`: the whole tree when it fits `max_bytes`,
+        else output/ only; None when not even that fits. The caller never unpacks it."""
+        ...
+
+    def restore_snapshot(self, source: ByteSource, *, size: int) -> None:
+        """Unpack what save_snapshot wrote (`size` bytes) into /testbed."""
         ...
 
     def stop(self) -> None:

@@ -111,6 +111,13 @@ class ArtifactsCollected(Capped):
     cut_to_text = frozenset({"items", "rejected"})
 
 
+class SnapshotKept(Capped):
+    """The run's /testbed kept for the next version (size 0: not kept; the note says why)."""
+
+    size: int
+    note: str | None = None
+
+
 _STORED_AS: dict[type[EventPayload], type[Capped]] = {ToolCall: StoredToolCall, ToolResult: StoredToolResult}
 
 
@@ -124,6 +131,7 @@ EVENT_SCHEMAS: dict[str, type[BaseModel]] = {
     **{kind: _stored(payload) for kind, payload in AGENT_EVENT_PAYLOADS.items()},
     "status": StatusChange,
     "artifacts": ArtifactsCollected,
+    "snapshot": SnapshotKept,
 }
 EVENT_KINDS = tuple(EVENT_SCHEMAS)
 

@@ -25,10 +25,13 @@ from creations.artifacts.ingest import artifact_summary, ingest_outputs
 from creations.events.store import EventRecorder
 from creations.models import Creation, Run, RunStatus
 from creations.runs.limits import effective_limits
+from creations.runs.messages import run_messages_take
+from creations.runs.snapshots import snapshot_restorer, snapshot_save
 from creations.runs.state import cancelled_reason, run_add_usage, run_finish, run_mark_running
 from creations.runs.supervision import RunSupervisor
+from creations.runs.versions import run_continuation
 from creations.usage.budgets import RunBudgetWatch, storage_allowance
-from sandboxes.agent import AgentEvent, AgentLimits, AgentOutcome, ModelClient
+from sandboxes.agent import AgentEvent, AgentLimits, AgentOutcome, InboxMessage, ModelClient
 from sandboxes.agent.session import SandboxSession, SandboxStartError
 from sandboxes.docker_runtime import LABEL_RUN_ID
 from sandboxes.pool import get_provider
@@ -45,12 +48,17 @@ class Ending:
     reason: str
 
 
-def model_for(creation: Creation) -> ModelClient:
+def model_for(creation: Creation, *, instruction: str = "") -> ModelClient:
     from sandboxes.agent import demo_model_client, model_client_for
 
     endpoint = creation.model_endpoint
     if endpoint is None:
-        return demo_model_client(creation.brief)
+        if not instruction:
+            return demo_model_client(creation.brief)
+        try:
+            return demo_model_client(creation.brief, instruction=instruction)
+        except ValueError as refused:  # refused at submit too; a replay has nothing recorded for it
+            raise RunSetupError(str(refused)) from None
     if endpoint.retired_at is not None:
         raise RunSetupError(
             f"The model endpoint “{endpoint.name}” was deleted from this workspace; fork with another model."
@@ -78,7 +86,9 @@ def run_execute(*, run_id: int) -> None:
 
 class RunExecution:
     def __init__(self, run_id: int) -> None:
-        self.run = Run.objects.select_related("creation__workspace", "creation__model_endpoint").get(pk=run_id)
+        self.run = Run.objects.select_related("creation__workspace", "creation__model_endpoint", "parent").get(
+            pk=run_id
+        )
         self.creation = self.run.creation
         self.recorder = EventRecorder(run_id)
         self.session: SandboxSession | None = None
@@ -86,6 +96,7 @@ class RunExecution:
         self.limits = effective_limits(self.creation)
         self.budget = RunBudgetWatch(workspace_id=self.creation.workspace_id)
         self.usage: dict[str, Any] = {}
+        self.summary = ""
 
     # --- the whole run ---
 
@@ -107,18 +118,24 @@ class RunExecution:
                 log.info("Run %s was ended elsewhere; leaving its final status alone.", self.run.pk)
             elif self.supervisor.cancelled or ending.status == RunStatus.CANCELLED:
                 ending = Ending(RunStatus.CANCELLED, cancelled_reason(run_id=self.run.pk, started=True))
-            run_finish(run_id=self.run.pk, status=ending.status, reason=ending.reason, usage=self.usage)
+            run_finish(
+                run_id=self.run.pk, status=ending.status, reason=ending.reason, usage=self.usage, summary=self.summary
+            )
 
     def _run(self) -> Ending:
-        model = model_for(self.creation)
+        model = model_for(self.creation, instruction=self.run.instruction)
         exhausted = self.budget()
         if exhausted is not None:  # its workspace's budget ran out while it waited: start nothing
             return Ending(RunStatus.QUOTA_EXCEEDED, f"{exhausted} The run did not start.")
+        restore, left_out = snapshot_restorer(self.run)
+        continuation = run_continuation(self.run, left_out=left_out)
         session = SandboxSession(
             provider=get_provider(),
             labels={RUN_ID_LABEL: str(self.run.pk)},
-            input_files=self._read_inputs(),
+            # A whole snapshot holds the inputs already; anything less gets them again.
+            input_files=self._read_inputs() if restore is None or left_out else {},
             on_ready=self._on_sandbox_ready,
+            restore=restore,
         )
         self.session = session
         try:
@@ -129,6 +146,8 @@ class RunExecution:
                 emit=self._on_agent_event,
                 cancel=self.supervisor.stop,
                 over_budget=self.budget,
+                continuation=continuation,
+                inbox=self._inbox,
             )
         except SandboxStartError as error:
             log.warning("Run %s: no sandbox: %s", self.run.pk, error)
@@ -136,8 +155,11 @@ class RunExecution:
         self.usage.update(
             steps=outcome.steps, prompt_tokens=outcome.prompt_tokens, completion_tokens=outcome.completion_tokens
         )
+        if outcome.reason == "submitted":
+            self.summary = outcome.message
         if not self.supervisor.lost:
             self._collect_outputs(session)
+            self._keep_testbed(session)
         return ending_for(outcome, self.limits)
 
     # --- pieces ---
@@ -196,6 +218,23 @@ class RunExecution:
         if report.truncated:
             payload["note"] = "Some output was left out: the size or file-count limit was reached."
         self.recorder.record("artifacts", payload)
+
+    def _inbox(self) -> list[InboxMessage]:
+        return [InboxMessage(author=m.author_name, text=m.text) for m in run_messages_take(run_id=self.run.pk)]
+
+    def _keep_testbed(self, session: SandboxSession) -> None:
+        """The run's /testbed, kept for a refine to start from; a failure here never fails the run."""
+        if session.stopped:
+            return
+        try:
+            kept = snapshot_save(run=self.run, session=session)
+        except Exception as error:
+            log.warning("Run %s: keeping its /testbed failed: %s", self.run.pk, error)
+            kept = f"This version's files could not be kept for a refine ({type(error).__name__})."
+        if isinstance(kept, str):
+            self.recorder.record("snapshot", {"size": 0, "note": kept})
+        else:
+            self.recorder.record("snapshot", {"size": kept.size, "note": kept.left_out or None})
 
     def _stop_sandbox(self) -> None:
         """Called by the supervisor after a cancel's grace period, from its timer thread."""

@@ -1,4 +1,4 @@
-"""Writes for creations and runs: submit, cancel, run again, fork, delete.
+"""Writes for creations and runs: submit, cancel, run again, refine, restore, fork, delete.
 
 Each service checks who may do it (a workspace role that can create) and that
 the workspace has budget left this month (creations.usage.budgets), writes
@@ -24,7 +24,13 @@ from creations.runs import queue
 from creations.runs.admission import run_note_waiting
 from creations.runs.inputs import clean_input_files
 from creations.runs.limits import clean_requested_limits, fit_limits
-from creations.runs.state import cancelled_reason, run_create_queued, run_finish, run_request_cancel
+from creations.runs.state import (
+    cancelled_reason,
+    creation_show_version,
+    run_create_queued,
+    run_finish,
+    run_request_cancel,
+)
 from creations.runs.supervision import publish_cancel
 from creations.usage.budgets import check_can_submit
 from workspaces.models import Membership, ModelEndpoint, Workspace
@@ -67,8 +73,8 @@ def _clean_endpoint(workspace: Workspace, endpoint: ModelEndpoint | None) -> Mod
 # --- services ----------------------------------------------------------------
 
 
-def _queue_new_run(creation: Creation, *, started_by: User) -> Run:
-    run = run_create_queued(creation=creation, started_by=started_by)
+def _queue_new_run(creation: Creation, *, started_by: User, parent: Run | None = None, instruction: str = "") -> Run:
+    run = run_create_queued(creation=creation, started_by=started_by, parent=parent, instruction=instruction)
     run_note_waiting(run_id=run.pk)
     # The run is stored whatever the broker says: with Redis away, the person still gets their
     # run (not an error page), and the reaper wakes a worker for it once Redis is back.
@@ -147,6 +153,52 @@ def run_rerun(*, creation: Creation, user: User) -> Run:
     _clean_endpoint(creation.workspace, creation.model_endpoint)
     with transaction.atomic():
         return _queue_new_run(creation, started_by=user)
+
+
+def _clean_instruction(instruction: str) -> str:
+    instruction = (instruction or "").strip()
+    if not instruction:
+        raise ValidationError({"instruction": "Say what should change."})
+    if len(instruction) > settings.RUN_INSTRUCTION_MAX_CHARS:
+        raise ValidationError(
+            {"instruction": f"That is too long (at most {settings.RUN_INSTRUCTION_MAX_CHARS} characters)."}
+        )
+    return instruction
+
+
+def run_refine(*, run: Run, user: User, instruction: str) -> Run:
+    """The next version of `run`'s creation, continuing from `run`: its sandbox starts with
+    `run`'s /testbed, and the agent gets the conversation so far and `instruction`.
+    Refining a version that is not the latest branches from it."""
+    creation = run.creation
+    if not can_view_creation(creation=creation, user=user):
+        raise PermissionDenied("You cannot see this creation.")
+    _creator_membership(workspace=creation.workspace, user=user)
+    instruction = _clean_instruction(instruction)
+    if not run.is_final:
+        raise ValidationError(f"v{run.version} is still going: refine it once it has ended (or cancel it).")
+    if creation.model_endpoint is None:
+        from sandboxes.agent import demo_follow_up_refusal
+
+        refusal = demo_follow_up_refusal(creation.brief, instruction)
+        if refusal is not None:
+            raise ValidationError({"instruction": refusal})
+    check_can_submit(creation.workspace)
+    _clean_endpoint(creation.workspace, creation.model_endpoint)
+    with transaction.atomic():
+        return _queue_new_run(creation, started_by=user, parent=run, instruction=instruction)
+
+
+def creation_restore_version(*, creation: Creation, run: Run, user: User) -> None:
+    """Make an earlier version the one the creation shows (its gallery tile); nothing is deleted."""
+    if not can_view_creation(creation=creation, user=user):
+        raise PermissionDenied("You cannot see this creation.")
+    _creator_membership(workspace=creation.workspace, user=user)
+    if run.creation_id != creation.pk:
+        raise ValidationError("That version belongs to another creation.")
+    if not run.is_final:
+        raise ValidationError(f"v{run.version} is still going: it can be shown once it has ended.")
+    creation_show_version(creation_id=creation.pk, run_id=run.pk)
 
 
 @transaction.atomic

@@ -23,7 +23,7 @@ from typing import Any
 
 from django.contrib.auth.models import AnonymousUser, User
 from django.db import transaction
-from django.db.models import F
+from django.db.models import F, Q
 from django.utils import timezone
 
 from creations.events.storable import storable_text
@@ -36,9 +36,14 @@ STATUS_EVENT = "status"
 IN_FLIGHT_STATUSES = (RunStatus.STARTING, RunStatus.RUNNING)
 
 
-def run_create_queued(*, creation: Creation, started_by: User) -> Run:
-    """A new queued run of `creation` asked for by `started_by` (the caller wakes a worker on commit)."""
-    return Run.objects.create(creation=creation, started_by=started_by)
+def run_create_queued(
+    *, creation: Creation, started_by: User, parent: Run | None = None, instruction: str = ""
+) -> Run:
+    """The next version of `creation`, queued, asked for by `started_by` (the caller wakes a
+    worker on commit); a refine names the version it continues from and what should change.
+    Call it inside a transaction: the creation's row lock numbers versions one at a time."""
+    Creation.objects.select_for_update().filter(pk=creation.pk).values_list("pk", flat=True).first()
+    return Run.objects.create(creation=creation, started_by=started_by, parent=parent, instruction=instruction)
 
 
 def run_mark_starting(*, run_id: int, worker: str, host: str = "") -> bool:
@@ -104,16 +109,27 @@ def run_finish(
     reason: str,
     from_statuses: Iterable[str] = ACTIVE_STATUSES,
     usage: dict[str, Any] | None = None,
+    summary: str = "",
 ) -> bool:
-    """Give an active run its final status, reason, usage and final event; False if it already had one."""
+    """Give an active run its final status, reason, usage and final event; False if it already had one.
+
+    The creation then shows this version in the gallery when it succeeded, or when no
+    succeeded version is shown yet (its files made so far are better than none)."""
     if status not in FINAL_STATUSES:
         raise ValueError(f"{status!r} is not a final run status")
     reason = storable_text(reason)  # it may quote a model's or a command's words
-    fields: dict[str, Any] = {"status": status, "reason": reason, "finished_at": timezone.now(), **(usage or {})}
+    fields: dict[str, Any] = {
+        "status": status,
+        "reason": reason,
+        "finished_at": timezone.now(),
+        "summary": storable_text(summary),
+        **(usage or {}),
+    }
     with transaction.atomic():
         finished = Run.objects.filter(pk=run_id, status__in=list(from_statuses)).update(**fields)
         if not finished:
             return False
+        _show_if_better(run_id=run_id, status=status)
         run = (
             Run.objects.select_related("creation")
             .only(
@@ -139,6 +155,20 @@ def run_finish(
         _wake_if_a_slot_freed(run)
     announce_events(run_id, events or [])
     return True
+
+
+def _show_if_better(*, run_id: int, status: str) -> None:
+    creations = Creation.objects.filter(runs__pk=run_id)
+    if status != RunStatus.SUCCEEDED:
+        creations = creations.filter(Q(shown_run__isnull=True) | ~Q(shown_run__status=RunStatus.SUCCEEDED))
+    Creation.objects.filter(pk__in=creations.values("pk")).update(shown_run_id=run_id)
+
+
+def creation_show_version(*, creation_id: int, run_id: int) -> bool:
+    """Make a version of the creation the one its gallery shows (a restore); False if it is not one of its runs."""
+    return bool(
+        Creation.objects.filter(pk=creation_id, runs__pk=run_id).update(shown_run_id=run_id)
+    )
 
 
 def _wake_if_a_slot_freed(run: Run) -> None:

@@ -32,7 +32,7 @@ from django.db.models.expressions import Combinable
 from django.db.models.functions import Coalesce, Greatest
 from django.utils import timezone
 
-from creations.models import Artifact, Run, RunStatus, UsageRecord
+from creations.models import Artifact, Run, RunSnapshot, RunStatus, UsageRecord
 from workspaces.models import Workspace
 
 # Runs holding (or about to hold) a sandbox: their usage is live on the Run row, not yet in the ledger.
@@ -131,8 +131,9 @@ def workspace_month_usage(*, workspace: Workspace | int, now: datetime | None = 
 
 
 def workspace_storage_bytes(*, workspace: Workspace | int) -> int:
-    """Bytes of artifacts `workspace` keeps now (what its storage quota counts);
-    deleting a creation lowers it as its artifacts go."""
+    """Bytes of artifacts and version snapshots `workspace` keeps now (what its storage
+    quota counts); deleting a creation lowers it as its files go."""
     workspace_id = workspace.pk if isinstance(workspace, Workspace) else workspace
-    total = Artifact.objects.filter(workspace_id=workspace_id).aggregate(total=Sum("size"))["total"]
-    return int(total or 0)
+    artifacts = Artifact.objects.filter(workspace_id=workspace_id).aggregate(total=Sum("size"))["total"]
+    snapshots = RunSnapshot.objects.filter(workspace_id=workspace_id).aggregate(total=Sum("size"))["total"]
+    return int(artifacts or 0) + int(snapshots or 0)

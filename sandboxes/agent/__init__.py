@@ -8,7 +8,18 @@ SHOWCASE_BRIEFS.
 """
 
 from sandboxes.agent.demo import DEMO_MODEL_LABEL, DEMO_MODEL_NAME, SHOWCASE_BRIEFS, DemoModelClient, demo_model_client
-from sandboxes.agent.events import EVENT_KINDS, OUTCOME_REASONS, AgentEvent, AgentLimits, AgentOutcome, Emit
+from sandboxes.agent.events import (
+    EVENT_KINDS,
+    OUTCOME_REASONS,
+    AgentEvent,
+    AgentLimits,
+    AgentOutcome,
+    Continuation,
+    EarlierVersion,
+    Emit,
+    Inbox,
+    InboxMessage,
+)
 from sandboxes.agent.factory import model_client_for
 from sandboxes.agent.loop import run_agent
 from sandboxes.agent.model import ModelClient, ModelError, ModelReply, ToolCallRequest, Usage
@@ -23,8 +34,12 @@ __all__ = [
     "AgentEvent",
     "AgentLimits",
     "AgentOutcome",
+    "Continuation",
     "DemoModelClient",
+    "EarlierVersion",
     "Emit",
+    "Inbox",
+    "InboxMessage",
     "ModelClient",
     "ModelError",
     "ModelReply",

@@ -20,12 +20,14 @@ DROPPED_NOTE = "[Earlier steps were removed to fit the model's context window.]"
 
 
 class Conversation:
-    def __init__(self, system_prompt: str, task: str) -> None:
+    def __init__(self, system_prompt: str, task: str, *, earlier: list[dict[str, Any]] | None = None) -> None:
+        """`earlier`: the conversation of earlier versions (bounded by whoever made it), before the task."""
         self.messages: list[dict[str, Any]] = [
             {"role": "system", "content": system_prompt},
+            *(earlier or []),
             {"role": "user", "content": task},
         ]
-        self._header = 2  # messages never shortened nor dropped
+        self._header = len(self.messages)  # messages never shortened nor dropped
 
     def add_assistant(self, reply: ModelReply, calls: list[ToolCallRequest]) -> None:
         message: dict[str, Any] = {"role": "assistant", "content": reply.content or None}

@@ -9,7 +9,7 @@ own kinds and the fields storing adds; this package must not import it.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, get_args
 
@@ -93,6 +93,14 @@ class ErrorReport(EventPayload):
     message: str
 
 
+class PersonMessage(EventPayload):
+    """What a person watching the run told the agent; it went into the model's next request."""
+
+    step: int
+    author: str
+    text: str
+
+
 class Finished(EventPayload):
     reason: OutcomeReason
     steps: int
@@ -110,6 +118,7 @@ AGENT_EVENT_PAYLOADS: dict[str, type[EventPayload]] = {
     "tool_result": ToolResult,
     "usage": UsageReport,
     "error": ErrorReport,
+    "person_message": PersonMessage,
     "finished": Finished,
 }
 EVENT_KINDS = tuple(AGENT_EVENT_PAYLOADS)
@@ -126,6 +135,35 @@ Emit = Callable[[AgentEvent], None]
 # Asked once per step: a message saying which budget outside the run's own limits is
 # used up (the caller's, e.g. a team's monthly one), or None to go on.
 BudgetCheck = Callable[[], str | None]
+
+
+@dataclass(frozen=True)
+class InboxMessage:
+    author: str
+    text: str
+
+
+# Asked before each model request: what people watching the run said since the last time.
+Inbox = Callable[[], Sequence[InboxMessage]]
+
+
+@dataclass(frozen=True)
+class EarlierVersion:
+    """One earlier version of the work, as the next one carries it: what was asked, what the agent said it made."""
+
+    request: str
+    summary: str
+
+
+@dataclass(frozen=True)
+class Continuation:
+    """A run that continues earlier work (a refine): its sandbox starts with that version's /testbed."""
+
+    instruction: str
+    from_version: int
+    earlier: Sequence[EarlierVersion]
+    # What the restored /testbed lacks (blank: all of it is there).
+    left_out: str = ""
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ from typing import Any
 
 from sandboxes.agent.blocking_calls import Stopped, run_in_worker
 from sandboxes.agent.conversation import Conversation
-from sandboxes.agent.events import AgentEvent, AgentLimits, AgentOutcome, BudgetCheck, Emit
+from sandboxes.agent.events import AgentEvent, AgentLimits, AgentOutcome, BudgetCheck, Continuation, Emit, Inbox
 from sandboxes.agent.model import (
     ContextOverflowError,
     ModelCancelled,
@@ -30,6 +30,9 @@ from sandboxes.agent.prompts import (
     SYSTEM_PROMPT,
     TIME_BUDGET_NOTE,
     TOKEN_BUDGET_NOTE,
+    earlier_messages,
+    person_message,
+    refine_message,
     steps_left_note,
     task_message,
 )
@@ -62,6 +65,8 @@ def run_agent(
     input_files: Sequence[str] = (),
     editor: Editor | None = None,
     over_budget: BudgetCheck | None = None,
+    continuation: Continuation | None = None,
+    inbox: Inbox | None = None,
 ) -> AgentOutcome:
     """Drive `model` on `brief` inside `sandbox` until it submits or a limit
     ends the run. Events go to `emit`, synchronously, on this thread.
@@ -69,8 +74,12 @@ def run_agent(
     `over_budget`, asked before each step, says when a budget beyond the run's
     own limits is used up (its message); the model then gets one step to
     submit, as for the run's own token limit, and the run ends "budget_exhausted"
-    with that message."""
-    return _AgentRun(
+    with that message.
+
+    `continuation` makes the run a refine of earlier work: the model gets the earlier
+    requests and summaries, then the instruction. `inbox`, asked before each model
+    request, brings what people watching said; each becomes a message the model reads."""
+    agent = _AgentRun(
         sandbox=sandbox,
         model=model,
         limits=limits,
@@ -78,7 +87,13 @@ def run_agent(
         cancel=cancel,
         editor=editor,
         over_budget=over_budget,
-    ).run(brief, list(input_files))
+        inbox=inbox,
+    )
+    if continuation is None:
+        return agent.run(Conversation(SYSTEM_PROMPT, task_message(brief, list(input_files))))
+    return agent.run(
+        Conversation(SYSTEM_PROMPT, refine_message(continuation), earlier=earlier_messages(continuation))
+    )
 
 
 class _AgentRun:
@@ -92,8 +107,10 @@ class _AgentRun:
         cancel: threading.Event | None,
         editor: Editor | None,
         over_budget: BudgetCheck | None = None,
+        inbox: Inbox | None = None,
     ) -> None:
         self._model = model
+        self._inbox = inbox
         self._over_budget = over_budget
         self._limits = limits
         self._emit_event = emit
@@ -108,9 +125,9 @@ class _AgentRun:
         self._prompt_tokens = 0
         self._completion_tokens = 0
 
-    def run(self, brief: str, input_files: list[str]) -> AgentOutcome:
+    def run(self, conversation: Conversation) -> AgentOutcome:
         try:
-            reason, message = self._loop(Conversation(SYSTEM_PROMPT, task_message(brief, input_files)))
+            reason, message = self._loop(conversation)
         except _RunEnded as ended:
             reason, message = ended.reason, ended.message
         except Stopped as stopped:
@@ -145,6 +162,7 @@ class _AgentRun:
                 time_note_given = True
             self._steps = step
             self._emit("step_started", step=step, remaining=max_steps - step)
+            self._read_inbox(conversation, step)
             reply = self._ask(conversation, step)
             calls = _with_unique_ids(reply.tool_calls, step)
             self._emit("assistant_message", step=step, content=reply.content, reasoning=reply.reasoning)
@@ -247,6 +265,18 @@ class _AgentRun:
         except SandboxFailure as failure:
             self._check_stop()  # stopping the sandbox is how a cancel interrupts a command
             raise self._failure("sandbox_error", step, str(failure)) from None
+
+    def _read_inbox(self, conversation: Conversation, step: int) -> None:
+        if self._inbox is None:
+            return
+        try:
+            arrived = self._inbox()
+        except Exception:  # the caller's inbox failing must not end the run; the messages wait
+            log.exception("reading the run's messages failed; going on")
+            return
+        for message in arrived:
+            conversation.add_user_note(person_message(message.author, message.text))
+            self._emit("person_message", step=step, author=message.author, text=message.text)
 
     # --- limits and bookkeeping -----------------------------------------
 

@@ -4,6 +4,9 @@ notes the loop adds as the run goes on."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
+
+from sandboxes.agent.events import Continuation, EarlierVersion
 
 SYSTEM_PROMPT = """\
 You are working on a computer of your own: a Linux sandbox with Python 3, the \
@@ -59,3 +62,53 @@ def steps_left_note(remaining: int) -> str:
     if remaining <= 1:
         return LAST_STEP_NOTE
     return f"[{remaining} steps left]"
+
+
+# A refine carries what earlier versions asked and what the agent said it made, never their
+# tool outputs: the context stays this size however long those runs were.
+CARRIED_VERSIONS = 6  # the first version's brief, then the most recent ones
+CARRIED_REQUEST_CHARS = 4000
+CARRIED_SUMMARY_CHARS = 2000
+
+
+def _clipped(text: str, limit: int) -> str:
+    text = text.strip()
+    return text if len(text) <= limit else f"{text[:limit]} […]"
+
+
+def carried_versions(earlier: Sequence[EarlierVersion]) -> list[EarlierVersion]:
+    """The earlier versions a refine's conversation carries: the first (it holds the brief) and the latest."""
+    kept = list(earlier) if len(earlier) <= CARRIED_VERSIONS else [earlier[0], *earlier[-(CARRIED_VERSIONS - 1) :]]
+    return [
+        EarlierVersion(
+            request=_clipped(version.request, CARRIED_REQUEST_CHARS),
+            summary=_clipped(version.summary, CARRIED_SUMMARY_CHARS) or "(The agent left no summary.)",
+        )
+        for version in kept
+    ]
+
+
+def earlier_messages(continuation: Continuation) -> list[dict[str, Any]]:
+    """The conversation so far, as the model sees it: each request and the agent's summary of its answer."""
+    messages: list[dict[str, Any]] = []
+    for version in carried_versions(continuation.earlier):
+        messages.append({"role": "user", "content": version.request})
+        messages.append({"role": "assistant", "content": version.summary})
+    return messages
+
+
+def refine_message(continuation: Continuation) -> str:
+    restored = (
+        f"Your computer continues from version {continuation.from_version}: /testbed holds the files you had "
+        "then (input/, output/, and your scripts and data)."
+    )
+    if continuation.left_out:
+        restored += f" {continuation.left_out}"
+    return (
+        f"{continuation.instruction.strip()}\n\n{restored} Change what is asked and keep the rest. Put the "
+        "deliverables in /testbed/output, then call submit with a summary of what you made."
+    )
+
+
+def person_message(author: str, text: str) -> str:
+    return f"[A message from {author}, who is watching you work:]\n{text.strip()}"

@@ -20,11 +20,13 @@ import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from types import TracebackType
+from typing import IO
 
-from sandboxes.agent.events import AgentLimits, AgentOutcome, BudgetCheck, Emit
+from sandboxes.agent.events import AgentLimits, AgentOutcome, BudgetCheck, Continuation, Emit, Inbox
 from sandboxes.agent.loop import run_agent
 from sandboxes.agent.model import ModelClient
 from sandboxes.runtime import CommandResult, CopyOutReport, OutputCallback, Sandbox, SandboxProvider
+from sandboxes.snapshots import ByteSource, SnapshotReport
 
 
 class SandboxStartError(Exception):
@@ -93,6 +95,12 @@ class StartingSandbox:
     def copy_out(self, dest_dir: Path, *, src: str = "/testbed/output") -> CopyOutReport:
         return self.wait().copy_out(dest_dir, src=src)
 
+    def save_snapshot(self, dest: IO[bytes], *, max_bytes: int) -> SnapshotReport | None:
+        return self.wait().save_snapshot(dest, max_bytes=max_bytes)
+
+    def restore_snapshot(self, source: ByteSource, *, size: int) -> None:
+        self.wait().restore_snapshot(source, size=size)
+
     def stop(self) -> None:
         sandbox = self.wait_acquired()
         if sandbox is not None:
@@ -112,9 +120,12 @@ class SandboxSession:
         labels: Mapping[str, str],
         input_files: Mapping[str, bytes] = {},
         on_ready: Callable[[Sandbox], None] | None = None,
+        restore: Callable[[Sandbox], None] | None = None,
     ) -> None:
-        """`on_ready(sandbox)` runs on the start thread once the inputs are in (not on a failed start)."""
+        """`on_ready(sandbox)` runs on the start thread once the inputs are in (not on a failed start).
+        `restore(sandbox)`, when given, fills /testbed first (a previous version's files), on that thread too."""
         self._provider = provider
+        self._restore = restore
         self.input_files = dict(input_files)
         self._lock = threading.Lock()
         self._stopped = False
@@ -124,6 +135,8 @@ class SandboxSession:
         )
 
     def _copy_inputs(self, sandbox: Sandbox) -> None:
+        if self._restore is not None:
+            self._restore(sandbox)
         if self.input_files:
             sandbox.write_files(self.input_files)
 
@@ -149,6 +162,8 @@ class SandboxSession:
         emit: Emit,
         cancel: threading.Event,
         over_budget: BudgetCheck | None = None,
+        continuation: Continuation | None = None,
+        inbox: Inbox | None = None,
     ) -> AgentOutcome:
         """The agent's whole run; raises SandboxStartError when the sandbox never became ready."""
         outcome = run_agent(
@@ -160,6 +175,8 @@ class SandboxSession:
             cancel=cancel,
             input_files=sorted(self.input_files),
             over_budget=over_budget,
+            continuation=continuation,
+            inbox=inbox,
         )
         try:
             self.starting.wait()
@@ -170,6 +187,10 @@ class SandboxSession:
     def copy_out(self, dest_dir: Path) -> CopyOutReport:
         """What the agent left in /testbed/output, copied safely to `dest_dir`."""
         return self.starting.copy_out(dest_dir)
+
+    def save_snapshot(self, dest: IO[bytes], *, max_bytes: int) -> SnapshotReport | None:
+        """The whole /testbed, compressed, for the next version to start from (sandboxes.snapshots)."""
+        return self.starting.save_snapshot(dest, max_bytes=max_bytes)
 
     def stop_sandbox(self) -> None:
         """Stop the sandbox now, from any thread (waits for a start under way)."""

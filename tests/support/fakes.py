@@ -6,9 +6,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from sandboxes.runtime import CommandResult, CopyOutReport, OutputCallback
+from sandboxes.snapshots import ByteSource, SnapshotReport
 
 
 @dataclass
@@ -25,6 +26,7 @@ class FakeSandbox:
     commands: list[str] = field(default_factory=list)
     edits: list[dict[str, Any]] = field(default_factory=list)
     stopped: bool = False
+    restored: bytes | None = None
 
     @property
     def id(self) -> str:
@@ -48,6 +50,13 @@ class FakeSandbox:
 
     def copy_out(self, dest_dir: Path, *, src: str = "/testbed/output") -> CopyOutReport:
         return CopyOutReport()
+
+    def save_snapshot(self, dest: IO[bytes], *, max_bytes: int) -> SnapshotReport | None:
+        dest.write(b"fake snapshot")
+        return SnapshotReport(size=len(b"fake snapshot"), whole=True, testbed_bytes=0)
+
+    def restore_snapshot(self, source: ByteSource, *, size: int) -> None:
+        self.restored = source.read()
 
     def stop(self) -> None:
         self.stopped = True

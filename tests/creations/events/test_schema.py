@@ -25,6 +25,7 @@ from creations.events.schema import (
 from creations.events.store import cap_payload, event_wire, store_events
 from creations.events.trajectory import run_export_event_page, run_trajectory
 from creations.models import RunEvent, RunStatus
+from creations.runs.messages import run_message_send
 from creations.runs.state import run_finish
 from sandboxes.agent.events import EVENT_KINDS as AGENT_EVENT_KINDS
 from tests.support.events import verify_events
@@ -282,7 +283,9 @@ def test_every_event_a_real_run_stores_matches_its_schema(
             submit_reply("Done."),
         ],
     )
-    run = wait_for_final(submit(team, endpoint, brief="print a lot"), logs=run_stack.logs)
+    queued = submit(team, endpoint, brief="print a lot")
+    run_message_send(run=queued, user=team.member, text="Count the lines too, please.")  # read at step 1
+    run = wait_for_final(queued, logs=run_stack.logs)
     assert run.status == RunStatus.SUCCEEDED, run.reason
 
     verify_events(run, must_emit=set(EVENT_KINDS) - {"error"})
