@@ -13,9 +13,16 @@ from typing import Any
 
 from django.conf import settings
 
-from creations.events.schema import ArtifactsCollected, RejectedOutput, StoredToolCall, StoredToolResult, read_event
+from creations.events.schema import (
+    ArtifactsCollected,
+    RejectedOutput,
+    SnapshotKept,
+    StoredToolCall,
+    StoredToolResult,
+    read_event,
+)
 from creations.models import Run, RunEvent
-from sandboxes.agent.events import AssistantMessage, ErrorReport, Finished, TextDelta, ToolOutputDelta
+from sandboxes.agent.events import AssistantMessage, ErrorReport, Finished, PersonMessage, TextDelta, ToolOutputDelta
 
 
 @dataclass
@@ -62,6 +69,7 @@ class Step:
     reasoning: str = ""
     calls: list[TrajectoryCall] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
+    person_messages: list[PersonMessage] = field(default_factory=list)  # what people told the agent before it
     has_message: bool = False  # the final message replaces the streamed pieces
 
 
@@ -125,6 +133,11 @@ class _Folder:
                 result_of.result_seq = seq
                 whole = (event.overflow or {}).get("output")
                 result_of.stored_output_bytes = whole.bytes if whole is not None else None
+        elif isinstance(event, PersonMessage):
+            self.step(event.step).person_messages.append(event)
+        elif isinstance(event, SnapshotKept):
+            if event.note:
+                self.notes.append(event.note)
         elif isinstance(event, ErrorReport):
             (self.step(event.step).errors if event.step is not None else self.notes).append(event.message)
         elif isinstance(event, Finished):

@@ -83,6 +83,34 @@ class ForkForm(forms.Form):
     )
 
 
+class RefineForm(forms.Form):
+    instruction = forms.CharField(
+        widget=forms.Textarea(attrs={"rows": 3}),
+        label="What should change?",
+        help_text="The agent continues from this version's files and conversation; the result is the next version.",
+    )
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        limit = settings.RUN_INSTRUCTION_MAX_CHARS
+        self.fields["instruction"].validators.append(validators.MaxLengthValidator(limit))
+        self.fields["instruction"].widget.attrs["maxlength"] = str(limit)
+
+
+class RunMessageForm(forms.Form):
+    text = forms.CharField(
+        widget=forms.Textarea(attrs={"rows": 2}),
+        label="Tell the agent",
+        help_text="It reads this before its next step.",
+    )
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        limit = settings.RUN_MESSAGE_MAX_CHARS
+        self.fields["text"].validators.append(validators.MaxLengthValidator(limit))
+        self.fields["text"].widget.attrs["maxlength"] = str(limit)
+
+
 DELETE_WORD = "delete"
 
 

@@ -1,12 +1,13 @@
 """Reads for creations, runs and artifacts."""
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
 from django.contrib.auth.models import AnonymousUser, User
-from django.db.models import Q
+from django.db.models import Count, F, OuterRef, Q, Subquery
 
 from creations.access import visible_to_member
 from creations.models import ACTIVE_STATUSES, Artifact, Creation, Run, UsageRecord, Visibility
@@ -45,12 +46,24 @@ def dashboard_context(*, workspace: Workspace, user: User | AnonymousUser | None
     }
 
 
+@dataclass(frozen=True)
+class VersionRow:
+    run: Run
+    parent_version: int | None  # the version it continues from, when that is still there
+
+
+def version_rows(runs: list[Run]) -> list[VersionRow]:
+    """A creation's versions (as given, newest first) with the number each continues from."""
+    numbers = {run.pk: run.version for run in runs}
+    return [VersionRow(run=run, parent_version=numbers.get(run.parent_id) if run.parent_id else None) for run in runs]
+
+
 _CURSOR = re.compile(r"[0-9]{1,20}-[0-9]{1,20}")
 
 
 @dataclass(frozen=True)
 class GalleryPage:
-    items: list[Artifact]
+    items: Sequence[Artifact]
     older: str | None  # the cursor of the next (older) page, None on the last one
 
 
@@ -77,7 +90,13 @@ def gallery_page(
     Keyset pagination ("older than" the last item shown) walks the gallery
     index, so a page costs the same at the 10,000th artifact as at the first,
     and no COUNT is made."""
-    artifacts = Artifact.objects.select_related("run__creation__workspace")
+    versions = Run.objects.filter(creation_id=OuterRef("run__creation_id")).values("creation_id")
+    artifacts = (
+        Artifact.objects.select_related("run__creation__workspace")
+        # A creation shows once: the files of the version it shows (its latest success, or one restored).
+        .filter(Q(run__creation__shown_run__isnull=True) | Q(run__creation__shown_run=F("run")))
+        .annotate(version_count=Subquery(versions.annotate(count=Count("pk")).values("count")[:1]))
+    )
     if workspace is None:
         artifacts = artifacts.filter(run__creation__visibility=Visibility.PUBLIC)
     else:

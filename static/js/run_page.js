@@ -265,6 +265,17 @@
       case "artifacts":
         loadArtifacts();
         break;
+      case "person_message":
+        var said = el("p", "person-message");
+        said.appendChild(el("strong", null, String(p.author || "") + ": "));
+        said.appendChild(document.createTextNode(String(p.text || "")));
+        var s3 = step(p.step);
+        s3.item.insertBefore(said, s3.item.children[1] || null);
+        announce(String(p.author || "Someone") + " told the agent: " + String(p.text || "").slice(0, 80));
+        break;
+      case "snapshot":
+        // Said on the finished page (its note); nothing to draw live.
+        break;
     }
   }
 

@@ -1,4 +1,5 @@
-"""A creation's pages: new, detail, run again, fork, delete. Thin: parse, call a service, render."""
+"""A creation's pages: new, detail, run again, refine, restore a version, fork, delete.
+Thin: parse, call a service, render."""
 
 from django.conf import settings
 from django.contrib import messages
@@ -7,7 +8,7 @@ from django.contrib.auth.models import User
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.core.files.uploadedfile import UploadedFile
 from django.db.models import Prefetch
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
@@ -17,14 +18,24 @@ from creations.access import (
     creation_for_viewer_or_404,
     creation_to_delete_or_404,
     creation_visible,
+    run_for_viewer_or_404,
 )
 from creations.artifacts.display import artifact_displays
 from creations.events.trajectory import run_trajectory
 from creations.models import Creation, Run
-from creations.runs.services import creation_delete, creation_fork, creation_submit, run_rerun
+from creations.runs.services import (
+    creation_delete,
+    creation_fork,
+    creation_restore_version,
+    creation_submit,
+    run_refine,
+    run_rerun,
+)
 from creations.web.csp import with_platform_csp
-from creations.web.forms import CreationForm, DeleteCreationForm, ForkForm
+from creations.web.forms import CreationForm, DeleteCreationForm, ForkForm, RefineForm
+from creations.web.selectors import version_rows
 from creations.web.starters import starter_get, starters
+from sandboxes.agent import demo_follow_ups
 from workspaces.permissions import workspace_membership_or_404
 from workspaces.rate_limits import over_limit, submission_limit
 
@@ -35,7 +46,7 @@ def _signed_in(request: HttpRequest) -> User:
     return request.user
 
 
-def _add_service_errors(form: CreationForm | ForkForm, error: ValidationError) -> None:
+def _add_service_errors(form: CreationForm | ForkForm | RefineForm, error: ValidationError) -> None:
     """Put a service's ValidationError on the matching form fields (others on the form)."""
     if hasattr(error, "error_dict"):
         for field_name, field_errors in error.error_dict.items():
@@ -119,12 +130,16 @@ def _creation_page(
     *,
     fork_form: ForkForm | None = None,
     delete_form: DeleteCreationForm | None = None,
+    refine_form: RefineForm | None = None,
+    selected_pk: int | None = None,
     status: int = 200,
 ) -> HttpResponse:
-    """The creation page; a refused fork or delete comes back to it with its form as sent."""
+    """The creation page, its versions newest first (the latest selected, or `?run=`); a refused
+    fork, delete or refine comes back to it with its form as sent."""
     creation = viewing.creation
     runs = list(creation.runs.all())
-    selected = next((r for r in runs if str(r.pk) == request.GET.get("run")), runs[0] if runs else None)
+    wanted = str(selected_pk) if selected_pk is not None else request.GET.get("run")
+    selected = next((r for r in runs if str(r.pk) == wanted), runs[0] if runs else None)
     trajectory = run_trajectory(run=selected) if selected else None
     context = {
         "creation": creation,
@@ -142,6 +157,10 @@ def _creation_page(
         "trajectory": trajectory,
         "fork_form": fork_form or ForkForm(initial={"brief": creation.brief}),
         "delete_form": delete_form or DeleteCreationForm(),
+        "refine_form": refine_form or RefineForm(),
+        "latest_version": runs[0].version if runs else None,
+        "version_rows": version_rows(runs),
+        "follow_ups": demo_follow_ups(creation.brief) if creation.model_endpoint_id is None else [],
     }
     return render(request, "creations/creation_detail.html", context, status=status)
 
@@ -152,7 +171,7 @@ def _creation_for_page(request: HttpRequest, pk: int) -> CreationViewing:
         user=request.user,
         queryset=Creation.objects.select_related(
             "workspace", "author", "model_endpoint", "forked_from"
-        ).prefetch_related(Prefetch("runs", queryset=Run.objects.order_by("-created_at"))),
+        ).prefetch_related(Prefetch("runs", queryset=Run.objects.select_related("started_by").order_by("-version"))),
     )
 
 
@@ -223,3 +242,46 @@ def creation_delete_view(request: HttpRequest, pk: int) -> HttpResponse:
         messages.error(request, f"Nothing was deleted: {reasons}")
         return redirect(creation.workspace)
     return _creation_page(request, viewing, delete_form=form, status=status)
+
+
+@login_required
+@with_platform_csp
+@require_POST
+def run_refine_view(request: HttpRequest, pk: int) -> HttpResponse:
+    """"What should change?": the next version, continuing from version `pk`."""
+    run = run_for_viewer_or_404(pk=pk, user=request.user).run
+    viewing = _creation_for_page(request, run.creation_id)
+    form = RefineForm(request.POST)
+    status = 400
+    if over_limit(request, submission_limit()):
+        form.is_valid()
+        form.add_error(None, submission_limit().message)
+        status = 429
+    elif form.is_valid():
+        try:
+            new_version = run_refine(run=run, user=_signed_in(request), instruction=form.cleaned_data["instruction"])
+        except PermissionDenied as error:
+            form.add_error(None, str(error))
+            status = 403
+        except ValidationError as error:
+            _add_service_errors(form, error)
+        else:
+            return redirect(new_version)
+    return _creation_page(request, viewing, refine_form=form, selected_pk=run.pk, status=status)
+
+
+@login_required
+@require_POST
+def creation_restore_view(request: HttpRequest, pk: int, run_pk: int) -> HttpResponse:
+    """Show an earlier version in the gallery again; nothing is deleted."""
+    creation = creation_for_viewer_or_404(pk=pk, user=request.user).creation
+    run = creation.runs.filter(pk=run_pk).first()
+    if run is None:
+        raise Http404("No such version.")
+    try:
+        creation_restore_version(creation=creation, run=run, user=_signed_in(request))
+    except (PermissionDenied, ValidationError) as error:
+        messages.error(request, " ".join(getattr(error, "messages", [str(error)])))
+    else:
+        messages.success(request, f"v{run.version} is the version the gallery shows now.")
+    return redirect(f"{creation.get_absolute_url()}?run={run.pk}")

@@ -1,4 +1,5 @@
-"""A run's pages: the live run, its artifacts fragment, cancel, and the full text behind a capped event."""
+"""A run's pages: the live run, its artifacts fragment, a message to its agent, cancel,
+and the full text behind a capped event."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import re
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import PermissionDenied
+from django.core.exceptions import PermissionDenied, ValidationError
 from django.core.files.storage import default_storage
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
 from django.http.response import HttpResponseBase
@@ -18,13 +19,21 @@ from creations.artifacts.display import artifact_displays
 from creations.artifacts.streaming import file_chunks
 from creations.events.trajectory import live_replay_after, rejected_outputs, run_trajectory
 from creations.models import Run, RunEvent
+from creations.runs.messages import run_message_send
 from creations.runs.services import run_cancel
 from creations.web.csp import with_platform_csp
+from creations.web.forms import RunMessageForm
 
 
 @with_platform_csp
 @require_GET
 def run_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    return _run_page(request, pk)
+
+
+def _run_page(
+    request: HttpRequest, pk: int, *, message_form: RunMessageForm | None = None, status: int = 200
+) -> HttpResponse:
     viewing = run_for_viewer_or_404(
         pk=pk,
         user=request.user,
@@ -46,8 +55,9 @@ def run_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "live_after": 0 if run.is_final else live_replay_after(run=run),
         "artifacts": artifact_displays(run.artifacts.all(), user=request.user) if run.is_final else [],
         "rejected_outputs": rejected,
+        "message_form": message_form or RunMessageForm(),
     }
-    return render(request, "creations/run_detail.html", context)
+    return render(request, "creations/run_detail.html", context, status=status)
 
 
 @with_platform_csp
@@ -74,6 +84,29 @@ def run_artifacts(request: HttpRequest, pk: int) -> HttpResponse:
     displays = artifact_displays(run.artifacts.all(), user=request.user)
     context = {"artifacts": displays, "run": run, "rejected_outputs": rejected_outputs(run=run)}
     return render(request, "creations/_artifact_grid.html", context)
+
+
+@login_required
+@with_platform_csp
+@require_POST
+def run_message_view(request: HttpRequest, pk: int) -> HttpResponse:
+    """A member tells a running agent something; it reads it before its next step."""
+    run = run_for_viewer_or_404(pk=pk, user=request.user).run
+    form = RunMessageForm(request.POST)
+    if form.is_valid():
+        try:
+            run_message_send(run=run, user=request.user, text=form.cleaned_data["text"])
+        except PermissionDenied as error:
+            form.add_error(None, str(error))
+            return _run_page(request, pk, message_form=form, status=403)
+        except ValidationError as error:
+            form.add_error(None, error)
+        else:
+            if request.headers.get("HX-Request"):
+                return HttpResponse(status=204)
+            messages.success(request, "Sent: the agent reads it before its next step.")
+            return redirect(run)
+    return _run_page(request, pk, message_form=form, status=400)
 
 
 @login_required
