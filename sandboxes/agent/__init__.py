@@ -3,11 +3,19 @@ tools (execute_bash, str_replace_editor, submit), as in LLM-in-Sandbox.
 
 Public API (used by the runs service and the `create` command):
 run_agent, AgentEvent, AgentLimits, AgentOutcome, ModelClient,
-model_client_for, demo_model_client, DEMO_MODEL_NAME, DEMO_MODEL_LABEL,
-SHOWCASE_BRIEFS.
+model_client_for, demo_model_client, demo_follow_ups, demo_follow_up_refusal,
+DEMO_MODEL_NAME, DEMO_MODEL_LABEL, SHOWCASE_BRIEFS.
 """
 
-from sandboxes.agent.demo import DEMO_MODEL_LABEL, DEMO_MODEL_NAME, SHOWCASE_BRIEFS, DemoModelClient, demo_model_client
+from sandboxes.agent.demo import (
+    DEMO_MODEL_LABEL,
+    DEMO_MODEL_NAME,
+    SHOWCASE_BRIEFS,
+    DemoModelClient,
+    demo_follow_up_refusal,
+    demo_follow_ups,
+    demo_model_client,
+)
 from sandboxes.agent.events import (
     EVENT_KINDS,
     OUTCOME_REASONS,
@@ -46,6 +54,8 @@ __all__ = [
     "OpenAIModelClient",
     "ToolCallRequest",
     "Usage",
+    "demo_follow_up_refusal",
+    "demo_follow_ups",
     "demo_model_client",
     "model_client_for",
     "run_agent",

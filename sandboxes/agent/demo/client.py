@@ -2,8 +2,10 @@
 
 It answers like a real endpoint (streamed text, tool calls, estimated usage),
 so the sandbox, events, artifacts and UI all do their real work; only the
-model's choices are recorded. The step it plays is the number of assistant
-turns already in the conversation, so a retried request replays the same step.
+model's choices are recorded. Given a follow-up, it plays that recording (a
+showcase's second version) instead of the showcase's own. The step it plays
+is the number of assistant turns already in the conversation, so a retried
+request replays the same step.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ import time
 from typing import Any
 
 from sandboxes.agent.config import agent_setting
-from sandboxes.agent.demo.trajectory import Trajectory
+from sandboxes.agent.demo.trajectory import FollowUp, Trajectory
 from sandboxes.agent.model import ModelCancelled, ModelReply, TextSink, ToolCallRequest, Usage
 from sandboxes.agent.tokens import estimate_prompt_tokens, estimate_text_tokens
 
@@ -25,8 +27,11 @@ SUBMIT_WHEN_DONE = {"summary": "The demo replay has no more recorded steps."}
 
 
 class DemoModelClient:
-    def __init__(self, trajectory: Trajectory, *, typing_delay: float | None = None) -> None:
+    def __init__(
+        self, trajectory: Trajectory, *, follow_up: FollowUp | None = None, typing_delay: float | None = None
+    ) -> None:
         self.trajectory = trajectory
+        self.follow_up = follow_up
         self._typing_delay = agent_setting("AGENT_DEMO_TYPING_DELAY") if typing_delay is None else typing_delay
 
     @property
@@ -43,7 +48,7 @@ class DemoModelClient:
         cancel: threading.Event | None = None,
     ) -> ModelReply:
         index = sum(1 for message in messages if message.get("role") == "assistant")
-        steps = self.trajectory.steps
+        steps = self.trajectory.steps if self.follow_up is None else self.follow_up.steps
         if index < len(steps):
             text, calls = steps[index].text, steps[index].calls
         else:

@@ -6,6 +6,9 @@ Each module in `trajectories/` defines TRAJECTORY, a dict with:
   inputs (optional)         {file name: text} the showcase brief attaches
   steps                     [{"text": assistant text,
                               "calls": [{"name": tool, "arguments": {...}}]}]
+and may define FOLLOW_UPS, a list of {"instruction": what a person asks next,
+"steps": as above}: recorded work on the files the showcase left in /testbed,
+offered as suggestions when a person refines a demo creation.
 The commands are not recorded results: they really run in the sandbox.
 """
 
@@ -29,6 +32,15 @@ class DemoStep:
 
 
 @dataclass(frozen=True)
+class FollowUp:
+    """A recorded second version: `instruction` is what the person asked, the
+    steps work on what the showcase's own steps left in /testbed."""
+
+    instruction: str
+    steps: tuple[DemoStep, ...]
+
+
+@dataclass(frozen=True)
 class Trajectory:
     kind: str
     title: str
@@ -36,25 +48,35 @@ class Trajectory:
     keywords: frozenset[str]
     steps: tuple[DemoStep, ...]
     inputs: dict[str, bytes]
+    follow_ups: tuple[FollowUp, ...] = ()
 
 
-def _load(module_name: str) -> Trajectory:
-    data = importlib.import_module(f"sandboxes.agent.demo.trajectories.{module_name}").TRAJECTORY
-    steps = tuple(
+def _steps(recorded: list[dict[str, Any]]) -> tuple[DemoStep, ...]:
+    return tuple(
         DemoStep(
             text=step.get("text", ""),
             calls=tuple((call["name"], dict(call["arguments"])) for call in step.get("calls", ())),
         )
-        for step in data["steps"]
+        for step in recorded
     )
+
+
+def _load(module_name: str) -> Trajectory:
+    module = importlib.import_module(f"sandboxes.agent.demo.trajectories.{module_name}")
+    data = module.TRAJECTORY
     inputs = {name: content.encode() for name, content in data.get("inputs", {}).items()}
+    follow_ups = tuple(
+        FollowUp(instruction=entry["instruction"], steps=_steps(entry["steps"]))
+        for entry in getattr(module, "FOLLOW_UPS", ())
+    )
     return Trajectory(
         kind=data["kind"],
         title=data["title"],
         brief=data["brief"],
         keywords=frozenset(data["keywords"]),
-        steps=steps,
+        steps=_steps(data["steps"]),
         inputs=inputs,
+        follow_ups=follow_ups,
     )
 
 

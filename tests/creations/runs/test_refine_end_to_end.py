@@ -120,7 +120,7 @@ def test_a_refine_continues_from_the_previous_version_and_a_branch_from_an_older
     assert all(s.size > 0 for s in snapshots)
     artifacts = sum(a.size for a in Artifact.objects.filter(workspace=team.workspace))
     assert workspace_storage_bytes(workspace=team.workspace) == artifacts + sum(s.size for s in snapshots)
-    stored = [s.file.name for s in snapshots]
+    stored = [str(s.file.name) for s in snapshots]
     storage = snapshots[0].file.storage
     assert all(storage.exists(name) for name in stored)
     creation_delete(creation=Creation.objects.get(pk=v1.creation_id), user=team.member)
