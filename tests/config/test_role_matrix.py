@@ -29,7 +29,8 @@ from django.test import Client
 from django.urls import Resolver404, resolve, reverse
 
 from api.models import PersonalAccessToken
-from creations.models import Creation
+from creations.models import Creation, Run, RunMessage
+from sandboxes.agent import demo_follow_ups
 from tests.support.fixtures.accounts import PASSWORD
 from tests.support.role_outcomes import (
     FORBIDDEN,
@@ -47,9 +48,12 @@ from tests.support.role_outcomes import (
     members,
     public_list,
     redirect,
+    refine,
     refused,
+    restore_version,
     signed_in,
     start_from_creation,
+    talk_to_run,
     usage_export,
     usage_list,
     workspace_list,
@@ -286,6 +290,22 @@ ROWS = [
     Row("run_steps", {GET: creation_page}, per_creation=True),
     Row("run_artifacts", {GET: creation_page}, per_creation=True),
     Row("run_cancel", {GET: POST_ONLY, POST: cancel}, per_creation=True),
+    Row(
+        "run_refine",
+        {GET: POST_ONLY, POST: refine},
+        # The creation uses the demo model, which takes its recorded follow-ups only.
+        data={"instruction": demo_follow_ups("a calm piano piece")[0]},
+        changed=lambda w, actor: Run.objects.filter(parent=w.run).exists(),
+        per_creation=True,
+    ),
+    Row(
+        "run_message",
+        {GET: POST_ONLY, POST: talk_to_run},
+        data={"text": "Make it slower."},
+        changed=lambda w, actor: RunMessage.objects.filter(run=w.run).exists(),
+        per_creation=True,
+    ),
+    Row("creation_restore", {GET: POST_ONLY, POST: restore_version}, per_creation=True),
     Row("run_event_overflow", {GET: creation_page}, per_creation=True),
     Row("run_download_zip", {GET: creation_page}, per_creation=True),
     Row("run_trajectory_json", {GET: creation_page}, per_creation=True),

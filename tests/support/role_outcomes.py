@@ -114,6 +114,33 @@ def start_from_creation(who: str, visibility: str) -> Outcome:
     return done(to="run_detail") if who in CREATORS else refused(302, to="creation_detail")
 
 
+def refine(who: str, visibility: str) -> Outcome:
+    """The next version: for those who see it and may start runs in its workspace (to its live page);
+    a viewer gets the creation page back saying why."""
+    if who == ANONYMOUS:
+        return LOGIN
+    if not sees(who, visibility):
+        return NOT_FOUND
+    return done(to="run_detail") if who in CREATORS else refused(403)
+
+
+def talk_to_run(who: str, visibility: str) -> Outcome:
+    """A message to the agent: this run has ended, so those who may talk to it are told nobody would
+    read it; viewers, that they may not."""
+    if who == ANONYMOUS:
+        return LOGIN
+    if not sees(who, visibility):
+        return NOT_FOUND
+    return refused(400) if who in CREATORS else refused(403)
+
+
+def restore_version(who: str, visibility: str) -> Outcome:
+    """Back to the creation page, which says what happened (shown now, or why not)."""
+    if who == ANONYMOUS:
+        return LOGIN
+    return redirect("creation_detail") if sees(who, visibility) else NOT_FOUND
+
+
 def cancel(who: str, visibility: str) -> Outcome:
     """Owners and admins may cancel any run of their workspace, a private creation's too (this run has
     finished, so nothing changes); members only the runs they started, and this one is the author's."""

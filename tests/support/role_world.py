@@ -115,6 +115,7 @@ Argument = Callable[[World, User | None, str], Any]
 ARGUMENTS: dict[tuple[str, str] | str, Argument] = {
     ("creations", "pk"): lambda w, actor, target: w.creation.pk,
     ("runs", "pk"): lambda w, actor, target: w.run.pk,
+    ("versions", "run_pk"): lambda w, actor, target: w.run.pk,
     ("artifacts", "pk"): lambda w, actor, target: w.artifact.pk,
     ("invitations", "pk"): lambda w, actor, target: w.invitation.pk,
     ("models", "pk"): lambda w, actor, target: w.endpoint.pk,
