@@ -163,3 +163,27 @@ def test_the_video_follow_up_turns_the_greeting_gold_on_dark_blue(sandbox: Any, 
     # The countdown before the greeting looks as it did.
     countdown_before, countdown_after = (_frame(v / "birthday-countdown.mp4", 2.5) for v in (v1, v2))
     assert countdown_before.getpixel((4, 4)) == pytest.approx(countdown_after.getpixel((4, 4)), abs=6)
+
+
+def _constant(html: str, name: str) -> Any:
+    found = re.search(rf"const {name} = (.*?);\n", html, re.S)
+    return json.loads(found.group(1)) if found else None
+
+
+def test_the_map_follow_up_adds_the_hotel_as_a_layer_of_its_own(sandbox: Any, tmp_path: Path) -> None:
+    v1, v2 = _first_version_then_follow_up("map", sandbox, tmp_path)
+
+    before, after = (v1 / "tokyo-food-map.html").read_text(), (v2 / "tokyo-food-map.html").read_text()
+    assert _constant(before, "HOTEL") is None
+    hotel = _constant(after, "HOTEL")
+    assert (hotel["lat"], hotel["lon"]) == pytest.approx((35.681, 139.767), abs=0.003)  # Tokyo Station
+    assert 'overlays["Our hotel"] = hotelLayer' in after
+    assert "L.marker([HOTEL.lat, HOTEL.lon]" in after
+    assert _constant(after, "STOPS") == _constant(before, "STOPS")
+    assert not re.search(r"<script[^>]+src=", after, re.I), "loads an outside script"
+    assert not re.search(r"<link[^>]+href=", after, re.I), "loads an outside stylesheet"
+    require(has_executable("node"), "node on the host")
+    page_script = tmp_path / "page.js"
+    page_script.write_text(re.findall(r"<script>(.*?)</script>", after, re.S)[-1])  # the page's own, after Leaflet
+    checked = subprocess.run(["node", "--check", str(page_script)], capture_output=True, text=True)
+    assert checked.returncode == 0, checked.stderr
