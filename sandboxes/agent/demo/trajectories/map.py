@@ -199,3 +199,116 @@ TRAJECTORY = {
         },
     ],
 }
+
+HOTEL_LAYER = (
+    r"""// The hotel, where each day starts and ends: a marker and a layer of its own.
+const hotelLayer = L.layerGroup().addTo(map);
+const hotelIcon = L.divIcon({className: "", html: '<div class="pin hotel">H</div>',
+                             iconSize: [34, 34], iconAnchor: [17, 17], popupAnchor: [0, -16]});
+const hotelMarker = L.marker([HOTEL.lat, HOTEL.lon], {icon: hotelIcon, title: HOTEL.name, zIndexOffset: 1000})
+  .addTo(hotelLayer).bindPopup(`<b>${HOTEL.name}</b><br>${HOTEL.where}: each day starts and ends here`);
+markers.push(hotelMarker);
+overlays["Our hotel"] = hotelLayer;
+const hotelRow = document.createElement("div");
+hotelRow.className = "stop";
+hotelRow.innerHTML = `<span class="time">Base</span>${HOTEL.name}<br><small>${HOTEL.where}</small>`;
+hotelRow.onclick = () => { map.setView([HOTEL.lat, HOTEL.lon], 15); hotelMarker.openPopup(); };
+document.getElementById("list").prepend(hotelRow);
+"""
+    + 'L.control.layers({"Plain (offline)"'
+)
+
+
+def _edit(text: str, old: str, new: str) -> dict[str, object]:
+    return {
+        "text": text,
+        "calls": [
+            {
+                "name": "str_replace_editor",
+                "arguments": {
+                    "command": "str_replace",
+                    "path": "/testbed/work/make_map.py",
+                    "old_str": old,
+                    "new_str": new,
+                },
+            }
+        ],
+    }
+
+
+FOLLOW_UPS = [
+    {
+        "instruction": "Add our hotel next to Tokyo Station to the map.",
+        "steps": [
+            {
+                "text": "Let me see what the first version left in /testbed.",
+                "calls": [{"name": "execute_bash", "arguments": {"command": "ls -R /testbed"}}],
+            },
+            _edit(
+                "make_map.py builds the page from stops.json. The hotel is not a food stop, so it gets its own entry "
+                "rather than a place in a day's route: its position first.",
+                '        3: ("Day 3: Markets and old town", "#3bb273")}\n',
+                '        3: ("Day 3: Markets and old town", "#3bb273")}\n'
+                'HOTEL = {"name": "Our hotel", "where": "Next to Tokyo Station", "lat": 35.6812, "lon": 139.7671}\n',
+            ),
+            _edit(
+                "The page gets it as a constant, like the stops and days.",
+                'page = page.replace("__DAYS__", json.dumps({str(k): v for k, v in DAYS.items()}))\n',
+                'page = page.replace("__DAYS__", json.dumps({str(k): v for k, v in DAYS.items()}))\n'
+                'page = page.replace("__HOTEL__", json.dumps(HOTEL, ensure_ascii=False))\n',
+            ),
+            _edit(
+                "...and the script in the page reads it.",
+                "const DAYS = __DAYS__;\n",
+                "const DAYS = __DAYS__;\nconst HOTEL = __HOTEL__;\n",
+            ),
+            _edit(
+                "A square dark pin with an H sets it apart from the round, numbered food stops.",
+                "  @media (max-width: 700px)",
+                "  .hotel { background: #1f2937; border-radius: 8px; width: 30px; height: 30px; line-height: 30px; font-size: 17px; }\n"
+                "  @media (max-width: 700px)",
+            ),
+            _edit(
+                "Then the marker with a popup, its own layer in the layer switcher, a row at the top of the "
+                "itinerary, and it counts when the map fits its view.",
+                'L.control.layers({"Plain (offline)"',
+                HOTEL_LAYER,
+            ),
+            {
+                "text": "Building the page again.",
+                "calls": [
+                    {"name": "execute_bash", "arguments": {"command": "cd /testbed/work && python3 make_map.py"}}
+                ],
+            },
+            {
+                "text": "Checking that the hotel is in, and that the page still loads nothing from outside.",
+                "calls": [
+                    {
+                        "name": "execute_bash",
+                        "arguments": {
+                            "command": 'cd /testbed/output && ls -la && (grep -Eo \'<(script|link)[^>]+(src|href)="[^"]+"\' tokyo-food-map.html '
+                            "|| echo 'no external scripts or stylesheets'); grep -o 'const HOTEL = [^;]*' tokyo-food-map.html; "
+                            "grep -o 'overlays\\[\"Our hotel\"\\]' tokyo-food-map.html"
+                        },
+                    }
+                ],
+            },
+            {
+                "text": "The hotel is on the map.",
+                "calls": [
+                    {
+                        "name": "submit",
+                        "arguments": {
+                            "summary": (
+                                "tokyo-food-map.html now shows your hotel next to Tokyo Station: a dark square 'H' "
+                                "marker with a popup, a 'Base' row at the top of the itinerary that jumps to it, and "
+                                "an 'Our hotel' layer you can switch on and off. The 12 food stops and 3 routes are as "
+                                "before, and the page still works offline."
+                            )
+                        },
+                    }
+                ],
+            },
+        ],
+    }
+]

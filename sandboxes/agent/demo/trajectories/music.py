@@ -147,3 +147,110 @@ TRAJECTORY = {
         },
     ],
 }
+
+FOLLOW_UPS = [
+    {
+        "instruction": "Make it a little slower and play it on strings instead of piano.",
+        "steps": [
+            {
+                "text": "Let me see what the first version left in /testbed.",
+                "calls": [{"name": "execute_bash", "arguments": {"command": "ls -R /testbed"}}],
+            },
+            {
+                "text": (
+                    "compose.py writes the MIDI file and fluidsynth renders it. A little slower: 80 to 68 bpm, which "
+                    "stretches the 8 bars and the final chord to about 30 s."
+                ),
+                "calls": [
+                    {
+                        "name": "str_replace_editor",
+                        "arguments": {
+                            "command": "str_replace",
+                            "path": "/testbed/work/compose.py",
+                            "old_str": "TEMPO = 80\n",
+                            "new_str": "TEMPO = 68\n",
+                        },
+                    }
+                ],
+            },
+            {
+                "text": (
+                    "Strings instead of piano, in General MIDI programs: a violin sings the melody (40) over a "
+                    "string ensemble playing the broken chords (48)."
+                ),
+                "calls": [
+                    {
+                        "name": "str_replace_editor",
+                        "arguments": {
+                            "command": "str_replace",
+                            "path": "/testbed/work/compose.py",
+                            "old_str": "    midi.addProgramChange(track, track, 0, 0)  # Acoustic Grand Piano\n",
+                            "new_str": "    midi.addProgramChange(track, track, 0, 40 if track == 0 else 48)  # Violin, String Ensemble 1\n",
+                        },
+                    }
+                ],
+            },
+            {
+                "text": "Updating the description at the top of the script to match.",
+                "calls": [
+                    {
+                        "name": "str_replace_editor",
+                        "arguments": {
+                            "command": "str_replace",
+                            "path": "/testbed/work/compose.py",
+                            "old_str": '# "Evening in A minor": a calm piano piece, 8 bars at 80 bpm plus a held final chord.\n'
+                            "# Left hand: broken chords in eighth notes. Right hand: a simple, mostly stepwise melody.\n",
+                            "new_str": '# "Evening in A minor" for strings: 8 bars at 68 bpm plus a held final chord.\n'
+                            "# String ensemble: broken chords in eighth notes. Violin: a simple, mostly stepwise melody.\n",
+                        },
+                    }
+                ],
+            },
+            {
+                "text": "Writing the MIDI file again and rendering the new WAV.",
+                "calls": [
+                    {
+                        "name": "execute_bash",
+                        "arguments": {
+                            "command": "cd /testbed/work && python3 compose.py && "
+                            'fluidsynth -ni -g 0.9 -r 44100 -F /testbed/output/evening-in-a-minor.wav "$SOUNDFONT" '
+                            "/testbed/output/evening-in-a-minor.mid > fluidsynth.log 2>&1; tail -n 3 fluidsynth.log"
+                        },
+                    }
+                ],
+            },
+            {
+                "text": "Checking the tempo, the instruments and the lengths.",
+                "calls": [
+                    {
+                        "name": "execute_bash",
+                        "arguments": {
+                            "command": "python3 - <<'EOF'\nimport wave, mido\nmid = mido.MidiFile('/testbed/output/evening-in-a-minor.mid')\n"
+                            "tempos = {round(mido.tempo2bpm(m.tempo)) for t in mid.tracks for m in t if m.type == 'set_tempo'}\n"
+                            "programs = sorted({m.program for t in mid.tracks for m in t if m.type == 'program_change'})\n"
+                            "print(f'MIDI: {mid.length:.1f} s at {tempos} bpm, programs {programs}')\n"
+                            "with wave.open('/testbed/output/evening-in-a-minor.wav') as w:\n"
+                            "    print(f'WAV: {w.getnframes() / w.getframerate():.1f} s')\nEOF"
+                        },
+                    }
+                ],
+            },
+            {
+                "text": "Slower, and on strings.",
+                "calls": [
+                    {
+                        "name": "submit",
+                        "arguments": {
+                            "summary": (
+                                "'Evening in A minor' is now played by strings at 68 bpm instead of piano at 80: a "
+                                "violin carries the melody over a string ensemble's broken chords. The music lasts "
+                                "30 s and the recording 35 s, as the strings' last chord fades out slowly. "
+                                "evening-in-a-minor.mid and evening-in-a-minor.wav are both updated."
+                            )
+                        },
+                    }
+                ],
+            },
+        ],
+    }
+]

@@ -165,3 +165,82 @@ TRAJECTORY = {
         },
     ],
 }
+
+FOLLOW_UPS = [
+    {
+        "instruction": "Make the birthday greeting at the end dark blue with gold letters.",
+        "steps": [
+            {
+                "text": "Let me see what the first version left in /testbed.",
+                "calls": [{"name": "execute_bash", "arguments": {"command": "ls -R /testbed"}}],
+            },
+            {
+                "text": (
+                    "make_video.py draws every frame. The greeting's background is a pink gradient; I'll make it a "
+                    "dark blue one (lighter towards the bottom, so it still has depth) and add a gold colour for the text."
+                ),
+                "calls": [
+                    {
+                        "name": "str_replace_editor",
+                        "arguments": {
+                            "command": "str_replace",
+                            "path": "/testbed/work/make_video.py",
+                            "old_str": 'greeting_bg = gradient("#ff9a9e", "#fad0c4")\n',
+                            "new_str": 'greeting_bg = gradient("#0c2461", "#1b4b9b")  # dark blue\nGOLD = "#ffd166"\n',
+                        },
+                    }
+                ],
+            },
+            {
+                "text": "Both lines of the greeting in gold.",
+                "calls": [
+                    {
+                        "name": "str_replace_editor",
+                        "arguments": {
+                            "command": "str_replace",
+                            "path": "/testbed/work/make_video.py",
+                            "old_str": '    draw.text((W / 2, H / 2 - 40), "Happy Birthday,", font=big, fill="#5b1a3a", anchor="mm")\n'
+                            '    draw.text((W / 2, H / 2 + 80), f"{NAME}!", font=font(int(60 + 70 * scale)), fill="#5b1a3a", anchor="mm")\n',
+                            "new_str": '    draw.text((W / 2, H / 2 - 40), "Happy Birthday,", font=big, fill=GOLD, anchor="mm")\n'
+                            '    draw.text((W / 2, H / 2 + 80), f"{NAME}!", font=font(int(60 + 70 * scale)), fill=GOLD, anchor="mm")\n',
+                        },
+                    }
+                ],
+            },
+            {
+                "text": "Rendering the video again.",
+                "calls": [
+                    {"name": "execute_bash", "arguments": {"command": "cd /testbed/work && python3 make_video.py"}}
+                ],
+            },
+            {
+                "text": "Checking the video and a frame of the new greeting.",
+                "calls": [
+                    {
+                        "name": "execute_bash",
+                        "arguments": {
+                            "command": "cd /testbed/work && ffmpeg -hide_banner -i /testbed/output/birthday-countdown.mp4 2>&1 | grep -E 'Duration|Video:'; "
+                            "ffmpeg -loglevel error -y -ss 11.5 -i /testbed/output/birthday-countdown.mp4 -frames:v 1 greeting.png && "
+                            'python3 -c \'from PIL import Image; im = Image.open("greeting.png").convert("RGB"); print("corner", im.getpixel((4, 4)), "bottom", im.getpixel((4, 715)))\''
+                        },
+                    }
+                ],
+            },
+            {
+                "text": "The greeting is gold on dark blue; the countdown itself is unchanged.",
+                "calls": [
+                    {
+                        "name": "submit",
+                        "arguments": {
+                            "summary": (
+                                "birthday-countdown.mp4 is rendered again: the closing 'Happy Birthday, Maya!' is now "
+                                "gold lettering on a dark blue gradient, with the confetti falling as before. The "
+                                "countdown from 10 to 1 is unchanged, and the video is still 12 s at 1280x720."
+                            )
+                        },
+                    }
+                ],
+            },
+        ],
+    }
+]
