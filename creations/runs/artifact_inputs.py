@@ -13,6 +13,7 @@ import io
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from django.conf import settings
 from django.contrib.auth.models import AnonymousUser, User
 from django.core.exceptions import ValidationError
 from django.core.files.storage import Storage
@@ -21,7 +22,7 @@ from django.core.files.uploadedfile import UploadedFile
 from creations.access import creation_visible
 from creations.artifacts.streaming import open_stream
 from creations.models import Artifact
-from creations.runs.inputs import clean_input_name
+from creations.runs.inputs import allowed_extensions, clean_input_name
 from workspaces.models import Membership
 
 AnyUser = User | AnonymousUser
@@ -47,6 +48,13 @@ def artifacts_visible_to(*, user: AnyUser, ids: Iterable[int]) -> dict[int, Arti
             creation=artifact.run.creation, user=user, membership=memberships.get(artifact.run.creation.workspace_id)
         )
     }
+
+
+def artifact_usable_as_input(artifact: Artifact) -> bool:
+    """Whether the upload rules would take this artifact on its own (type and size), so pages
+    offer to reuse only what can be reused."""
+    extension = artifact.name.rsplit(".", 1)[-1].lower() if "." in artifact.name else ""
+    return extension in allowed_extensions() and artifact.size <= settings.UPLOAD_MAX_FILE_BYTES
 
 
 def missing_artifacts_message(missing: Sequence[int]) -> str:
