@@ -1,4 +1,4 @@
-""" "Use in a new creation": the link on every page that shows an artifact, the form with the
+"""The "Use in a new creation" link on every page that shows an artifact, the form with the
 artifact attached, and the run it starts."""
 
 from __future__ import annotations
