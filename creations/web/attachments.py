@@ -56,9 +56,10 @@ def _requested(request: HttpRequest) -> tuple[list[int], bool]:
         except ValueError:
             malformed = True
             continue
-        if pk > 0 and pk not in ids:
+        if pk <= 0:
+            malformed = True
+        elif pk not in ids:
             ids.append(pk)
-        malformed = malformed or pk <= 0
     return ids, malformed
 
 

@@ -98,6 +98,8 @@ def test_an_artifact_one_may_not_see_is_left_out_without_a_word_of_it(team: Team
     assert "not found, or is not shared with you" in html
     assert "poster.png" not in html
     assert 'name="artifacts"' not in html
+    garbled = signed_in(client, team.member).get(f"{_new_url(team.workspace)}artifact=poster").content.decode()
+    assert "not found, or is not shared with you" in garbled
 
 
 def test_submitting_starts_a_run_whose_inputs_hold_the_artifacts_bytes(team: Team, client: Client) -> None:
