@@ -165,3 +165,9 @@ def test_the_copy_is_read_from_storage_in_chunks(team: Team, monkeypatch: pytest
     assert run.creation.inputs.get().file.read() == MAP
     assert len(reads) > 1
     assert max(reads) <= 512
+
+
+def test_an_empty_artifact_becomes_an_empty_input(team: Team) -> None:
+    run = finished_run(workspace=team.workspace, author=team.member, outputs=[Output("empty.txt", b"")])
+    copied = _submit(team.workspace, team.member, artifact_ids=[run.artifacts.get().pk]).creation.inputs.get()
+    assert (copied.name, copied.size, copied.file.read()) == ("empty.txt", 0, b"")
