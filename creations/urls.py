@@ -26,4 +26,5 @@ urlpatterns = [
     path("runs/<int:pk>/artifacts.zip", exports.run_download_zip, name="run_download_zip"),
     path("runs/<int:pk>/trajectory.json", exports.run_trajectory_json, name="run_trajectory_json"),
     path("artifacts/<int:pk>/", artifacts.artifact_detail, name="artifact_detail"),
+    path("artifacts/<int:pk>/use/", artifacts.artifact_use, name="artifact_use"),
 ]

@@ -4,13 +4,22 @@ from django.contrib.auth.models import AnonymousUser, User
 from django.db.models import QuerySet
 from django.utils import timezone
 
-from workspaces.models import Invitation, Membership, ModelEndpoint, Workspace
+from workspaces.models import ROLES_THAT_CREATE, Invitation, Membership, ModelEndpoint, Workspace
 
 
 def workspaces_for_user(*, user: User | AnonymousUser) -> QuerySet[Workspace]:
     if not user.is_authenticated:
         return Workspace.objects.none()
     return Workspace.objects.filter(memberships__user=user).order_by("-is_personal", "name")
+
+
+def workspaces_where_user_creates(*, user: User | AnonymousUser) -> QuerySet[Workspace]:
+    """The user's workspaces where their role may start runs, personal first."""
+    if not user.is_authenticated:
+        return Workspace.objects.none()
+    return Workspace.objects.filter(memberships__user=user, memberships__role__in=ROLES_THAT_CREATE).order_by(
+        "-is_personal", "name"
+    )
 
 
 def membership_get(*, workspace: Workspace | int, user: User | AnonymousUser) -> Membership | None:

@@ -75,6 +75,7 @@ def create_run(
             brief=payload.brief,
             title=payload.title,
             files=inputs_take(workspace=membership.workspace, user=user, ids=payload.input_ids),
+            artifact_ids=payload.artifact_ids,
             visibility=payload.visibility,
             model_endpoint=_endpoint(payload.model_endpoint_id),
             max_steps=payload.max_steps,

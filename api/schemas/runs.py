@@ -24,6 +24,11 @@ class RunIn(Schema):
     title: str = Field(default="", max_length=200)
     model_endpoint_id: int | None = Field(default=None, description="A model of the workspace; null: the demo model")
     input_ids: list[int] = Field(default_factory=list, max_length=100, description="Uploaded inputs (POST …/inputs)")
+    artifact_ids: list[int] = Field(
+        default_factory=list,
+        max_length=100,
+        description="Artifacts of earlier runs you may see, from any workspace, copied in as inputs",
+    )
     visibility: VisibilityName = "workspace"
     max_steps: int | None = Field(default=None, ge=1)
     max_seconds: int | None = Field(default=None, ge=1)

@@ -36,6 +36,15 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         "--input", metavar="FILE", nargs="+", action="extend", type=Path, default=[], help="files the agent may use"
     )
     parser.add_argument(
+        "--from-artifact",
+        metavar="ID",
+        type=positive_int,
+        action="append",
+        default=[],
+        dest="artifact_ids",
+        help="an artifact of an earlier run (any you may see) to give as an input file; repeat for more",
+    )
+    parser.add_argument(
         "--model", metavar="ID", type=model_choice, help="a model endpoint's id, or 'demo' (the default)"
     )
     parser.add_argument(
@@ -113,6 +122,7 @@ def run(args: argparse.Namespace) -> int:
             "title": args.title,
             "model_endpoint_id": args.model,
             "input_ids": input_ids,
+            "artifact_ids": args.artifact_ids,
             "visibility": args.visibility,
             "max_steps": args.max_steps,
             "max_seconds": args.max_seconds,

@@ -22,6 +22,7 @@ from creations.access import can_cancel_run, can_delete_creation, can_view_creat
 from creations.models import ACTIVE_STATUSES, Creation, InputFile, Run, RunStatus, Visibility
 from creations.runs import queue
 from creations.runs.admission import run_note_waiting
+from creations.runs.artifact_inputs import artifact_uploads
 from creations.runs.inputs import clean_input_files
 from creations.runs.limits import clean_requested_limits, fit_limits
 from creations.runs.state import (
@@ -89,6 +90,7 @@ def creation_submit(
     author: User,
     brief: str,
     files: Sequence[UploadedFile] = (),
+    artifact_ids: Sequence[int] = (),
     visibility: str = Visibility.WORKSPACE,
     model_endpoint: ModelEndpoint | None = None,
     max_steps: int | None = None,
@@ -96,7 +98,9 @@ def creation_submit(
     max_tokens: int | None = None,
     title: str = "",
 ) -> Run:
-    """Validate, write Creation + InputFiles + a queued Run, and wake a worker after commit."""
+    """Validate, write Creation + InputFiles + a queued Run, and wake a worker after commit.
+
+    `artifact_ids`: artifacts the author may see, copied in as inputs (creations.runs.artifact_inputs)."""
     _creator_membership(workspace=workspace, user=author)
     check_can_submit(workspace)
     if visibility not in Visibility.values:
@@ -112,7 +116,7 @@ def creation_submit(
             workspace=workspace, max_steps=max_steps, max_seconds=max_seconds, max_tokens=max_tokens
         ),
     )
-    cleaned_files = clean_input_files(files)
+    cleaned_files = clean_input_files([*files, *artifact_uploads(user=author, ids=artifact_ids, beside=files)])
     creation.save()
     for name, upload in cleaned_files:
         input_file = InputFile(

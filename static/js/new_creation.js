@@ -76,6 +76,18 @@
     });
   }
 
+  // Attached artifacts: removing one drops its hidden field, without leaving the page (and the
+  // files chosen so far); without JavaScript the link reloads the form without it.
+  form.querySelectorAll("[data-remove-attachment]").forEach(function (link) {
+    link.addEventListener("click", function (event) {
+      event.preventDefault();
+      var item = link.closest("[data-attachment]");
+      var box = link.closest("[data-attachments]");
+      if (item) item.remove();
+      if (box && !box.querySelector("[data-attachment]")) box.remove();
+    });
+  });
+
   if (fileInput && zone) {
     fileInput.addEventListener("change", render);
     ["dragenter", "dragover"].forEach(function (type) {

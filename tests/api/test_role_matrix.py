@@ -139,6 +139,18 @@ def cancel_run(who: str, visibility: str) -> Answer:
     return FORBIDDEN if sees(who, visibility) else NOT_FOUND
 
 
+def start_with_the_artifact(who: str, visibility: str) -> Answer:
+    """A run in the world's workspace with its artifact as input: for those who may start runs
+    there and see the artifact; to the others who may, the artifact is as good as missing (422)."""
+    if who == ANONYMOUS:
+        return UNAUTHORIZED
+    if who not in MEMBERS:
+        return NOT_FOUND
+    if who not in CREATORS:
+        return FORBIDDEN
+    return Answer(201, changed=True) if sees(who, visibility) else Answer(422)
+
+
 def _more_runs(world: World) -> bool:
     return Run.objects.count() > 1
 
@@ -152,7 +164,7 @@ class Row:
     method: str
     path: str  # as the schema names it
     expect: Rule
-    body: dict[str, Any] | None = None
+    body: dict[str, Any] | Callable[[World], dict[str, Any]] | None = None  # a callable: from the world
     multipart: bool = False
     writes: bool = False  # needs a token with the write scope
     changed: Effect | None = None
@@ -160,10 +172,12 @@ class Row:
     mark: Callable[[World], str] = field(default=lambda world: world.workspace.slug)
     # Read on threads of their own (a stream's database reads), which see only committed rows.
     needs_commits: bool = False
+    label: str = ""  # tells two rows of one operation apart
 
     @property
     def id(self) -> str:
-        return f"{self.method.upper()} {self.path}"
+        label = f" ({self.label})" if self.label else ""
+        return f"{self.method.upper()} {self.path}{label}"
 
 
 ROWS = [
@@ -187,6 +201,16 @@ ROWS = [
         body={"brief": "a poster"},
         writes=True,
         changed=_more_runs,
+    ),
+    Row(
+        POST,
+        "/api/v1/workspaces/{slug}/runs",
+        start_with_the_artifact,
+        body=lambda world: {"brief": "the poster, in blue", "artifact_ids": [world.artifact.pk]},
+        writes=True,
+        changed=_more_runs,
+        per_creation=True,
+        label="with an artifact",
     ),
     Row(GET, "/api/v1/runs", run_listing, per_creation=True, mark=lambda world: TITLE),
     Row(GET, "/api/v1/runs/{run_id}", run_page, per_creation=True),
@@ -304,10 +328,12 @@ def _check(case: Case, settings: Any) -> None:
     if case.row.method == GET:
         response = client.get(url)
     elif case.row.multipart:
-        files = {name: SimpleUploadedFile(value, b"a,b\n1,2\n") for name, value in (case.row.body or {}).items()}
+        assert isinstance(case.row.body, dict)
+        files = {name: SimpleUploadedFile(value, b"a,b\n1,2\n") for name, value in case.row.body.items()}
         response = client.post(url, files, multipart=True)
     else:
-        response = client.post(url, case.row.body or {})
+        sent = case.row.body(world) if callable(case.row.body) else case.row.body
+        response = client.post(url, sent or {})
     body = b"".join(response) if response.streaming else response.content
     expected = case.expected
     got = Answer(

@@ -3,11 +3,15 @@ server makes the run once; another invocation is another run."""
 
 from __future__ import annotations
 
+import json
+
 import httpx
 import pytest
 
+from atelier_cli.commands import create
 from atelier_cli.commands.create import run_create
 from atelier_cli.errors import Unreachable
+from atelier_cli.main import main
 from tests.cli.fake_api import FakeApi
 
 BODY = {"brief": "a poster", "input_ids": []}
@@ -46,3 +50,14 @@ def test_it_stops_retrying_and_says_which_server_it_could_not_reach() -> None:
     keys = {request.headers["Idempotency-Key"] for request in api.sent("POST", "/workspaces/ana/runs")}
     assert len(api.sent("POST", "/workspaces/ana/runs")) == 4
     assert len(keys) == 1
+
+
+def test_artifacts_of_earlier_runs_are_named_as_inputs(monkeypatch: pytest.MonkeyPatch) -> None:
+    api = FakeApi({("POST", "/workspaces/ana/runs"): lambda request: httpx.Response(201, json={"id": 9})})
+    monkeypatch.setattr(create, "api_client", api.client)
+    assert (
+        main(["create", "the same, in blue", "--workspace", "ana", "--from-artifact", "4", "--from-artifact", "12"])
+        == 0
+    )
+    (sent,) = api.sent("POST", "/workspaces/ana/runs")
+    assert json.loads(sent.content)["artifact_ids"] == [4, 12]

@@ -71,6 +71,7 @@ from tests.support.role_world import (
     WORKSPACE,
     World,
     build_world,
+    sees,
     url_kwargs,
 )
 from tests.support.urlconf import Route, http_routes, served_urlconfs
@@ -125,6 +126,14 @@ def _own_token_revoked(who: str, visibility: str) -> Outcome:
     if who == ANONYMOUS:
         return LOGIN
     return done(to="access_tokens") if who == OWNER else NOT_FOUND
+
+
+def _use_artifact(who: str, visibility: str) -> Outcome:
+    """To a new-creation form with the artifact attached, for whoever sees it: the creators to
+    its own workspace's, the others to their personal workspace's."""
+    if who == ANONYMOUS:
+        return LOGIN
+    return redirect("creation_new") if sees(who, visibility) else NOT_FOUND
 
 
 ROWS = [
@@ -310,6 +319,7 @@ ROWS = [
     Row("run_download_zip", {GET: creation_page}, per_creation=True),
     Row("run_trajectory_json", {GET: creation_page}, per_creation=True),
     Row("artifact_detail", {GET: creation_page}, per_creation=True),
+    Row("artifact_use", {GET: _use_artifact}, per_creation=True),
     # On the artifact origin, with the link the platform's pages gave this person.
     Row("artifact_serve", {GET: creation_page}, per_creation=True),
 ]

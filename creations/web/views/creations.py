@@ -31,6 +31,7 @@ from creations.runs.services import (
     run_refine,
     run_rerun,
 )
+from creations.web.attachments import attachments_for
 from creations.web.csp import with_platform_csp
 from creations.web.forms import CreationForm, DeleteCreationForm, ForkForm, RefineForm
 from creations.web.selectors import version_rows
@@ -73,11 +74,13 @@ def _ask_for_files_again(form: CreationForm, uploads: list[UploadedFile]) -> Non
 def creation_new(request: HttpRequest, slug: str) -> HttpResponse:
     membership = workspace_membership_or_404(slug=slug, user=request.user)
     workspace = membership.workspace
+    attachments = attachments_for(request, workspace=workspace)
     context = {
         "workspace": workspace,
         "membership": membership,
         "starters": starters(),
         "max_file_bytes": settings.UPLOAD_MAX_FILE_BYTES,
+        "attachments": attachments,
     }
     if not membership.can_create:
         return render(request, "creations/creation_new.html", {**context, "form": None}, status=403)
@@ -105,6 +108,7 @@ def creation_new(request: HttpRequest, slug: str) -> HttpResponse:
                 brief=data["brief"],
                 title=data["title"],
                 files=files,
+                artifact_ids=attachments.ids,
                 visibility=data["visibility"],
                 model_endpoint=data["model"],
                 max_steps=data["max_steps"],

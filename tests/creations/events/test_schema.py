@@ -49,6 +49,8 @@ VALID: dict[str, dict[str, Any]] = {
     "usage": {"step": 1, "prompt_tokens": 10, "completion_tokens": 2, "total_tokens": 12, "estimated": False},
     "error": {"step": 1, "message": "The model failed."},
     "finished": {"reason": "submitted", "steps": 1, "message": "Done."},
+    "person_message": {"step": 2, "author": "bob", "text": "Sign it, please."},
+    "snapshot": {"size": 2048, "note": None},
     "status": {"status": "running", "reason": "", "final": False},
     "artifacts": {"items": [{"id": 1, "path": "a.png", "kind": "image", "size": 3, "content_type": "image/png"}]},
 }
@@ -92,6 +94,8 @@ WRONG: dict[str, tuple[str, Any]] = {
     "usage": ("estimated", "false"),
     "error": ("message", None),
     "finished": ("reason", "gave_up"),
+    "person_message": ("author", None),
+    "snapshot": ("size", "2 KB"),
     "status": ("final", "yes"),
     "artifacts": ("items", {"id": 1}),
 }
@@ -116,6 +120,8 @@ TOO_LONG: dict[str, dict[str, Any]] = {
     "tool_result": {**VALID["tool_result"], "output": HUGE, "stream_omitted_bytes": 12},
     "error": {**VALID["error"], "message": HUGE},
     "finished": {**VALID["finished"], "message": HUGE},
+    "person_message": {**VALID["person_message"], "text": HUGE},
+    "snapshot": {**VALID["snapshot"], "note": HUGE},
     "status": {**VALID["status"], "reason": HUGE},
     "artifacts": {"items": [{**VALID["artifacts"]["items"][0], "id": i} for i in range(600)], "note": "Many."},
 }
