@@ -6,6 +6,8 @@ logged here and answered with a plain 500."""
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from django.core.exceptions import PermissionDenied
@@ -135,3 +137,16 @@ def install_problem_handlers(api: NinjaAPI) -> None:
     api.add_exception_handler(HttpError, bound(_from_http_error))
     api.add_exception_handler(Http404, bound(_from_not_found))
     api.add_exception_handler(PermissionDenied, bound(_from_permission_denied))
+
+
+@contextmanager
+def refusals_as_conflicts(*, applies: Callable[[], bool] = lambda: True) -> Iterator[None]:
+    """A service's refusal about the state of what was asked for ("v2 has ended", "v3 is still
+    going": a ValidationError naming no field) answered 409 Conflict with the service's sentence;
+    while `applies`. Errors that name a field stay bad input (422)."""
+    try:
+        yield
+    except DjangoValidationError as error:
+        if hasattr(error, "error_dict") or not applies():
+            raise
+        raise HttpError(409, " ".join(error.messages)) from error

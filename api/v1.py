@@ -18,10 +18,12 @@ from api.endpoints.artifacts import router as artifacts_router
 from api.endpoints.artifacts import run_router as run_artifacts_router
 from api.endpoints.events import router as events_router
 from api.endpoints.inputs import router as inputs_router
+from api.endpoints.messages import router as messages_router
 from api.endpoints.models import router as models_router
 from api.endpoints.runs import router as runs_router
 from api.endpoints.runs import workspace_router as workspace_runs_router
 from api.endpoints.usage import router as usage_router
+from api.endpoints.versions import router as versions_router
 from api.endpoints.workspaces import router as workspaces_router
 from api.problems import MEDIA_TYPE, TITLES, Problem, install_problem_handlers
 from api.throttling import PerCallerRateLimit
@@ -70,6 +72,8 @@ api.add_router("/workspaces", models_router)
 api.add_router("/workspaces", usage_router)
 api.add_router("/workspaces", workspace_runs_router)
 api.add_router("/runs", runs_router)
+api.add_router("/runs", versions_router)
+api.add_router("/runs", messages_router)
 api.add_router("/runs", events_router)
 api.add_router("/runs", run_artifacts_router)
 api.add_router("/artifacts", artifacts_router)

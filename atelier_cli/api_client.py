@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import sys
 import time
+import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -25,6 +26,8 @@ TIMEOUT = httpx.Timeout(connect=10.0, read=60.0, write=60.0, pool=10.0)
 # A 429 says how long to wait; longer than this and we give up and say so.
 LONGEST_RATE_LIMIT_WAIT = 60
 RATE_LIMIT_RETRIES = 3
+# A run is made at most once however often this is retried: each try sends the same Idempotency-Key.
+MAKE_ONCE_ATTEMPTS = 4
 LOGIN_HINT = "Run `atelier login` with a working token (or set ATELIER_TOKEN)."
 
 
@@ -129,3 +132,17 @@ class ApiClient:
 
     def post(self, path: str, **kwargs: Any) -> Any:
         return self.request("POST", path, **kwargs).json()
+
+    def post_once(self, path: str, body: dict[str, Any], *, key: str | None = None) -> Any:
+        """POST what makes a run, retrying after a network error with the same Idempotency-Key:
+        the server answers a repeat with the run the first try made, never a second one."""
+        headers = {"Idempotency-Key": key or str(uuid.uuid4())}
+        for attempt in range(1, MAKE_ONCE_ATTEMPTS + 1):
+            try:
+                return self.post(path, json=body, headers=headers)
+            except Unreachable as error:
+                if attempt == MAKE_ONCE_ATTEMPTS:
+                    raise
+                print(f"{error}; trying again (the run will be made once)…", file=sys.stderr, flush=True)
+                self.sleep(2.0 ** (attempt - 1))
+        raise AssertionError("unreachable")  # the loop returns or raises

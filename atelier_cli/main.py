@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from atelier_cli.commands import cancel, create, follow, login, runs
+from atelier_cli.commands import cancel, create, follow, login, refine, runs, say, versions
 from atelier_cli.errors import CliError
 
 EXIT_INTERRUPTED = 130
@@ -19,7 +19,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="Start with `atelier login`. `atelier COMMAND --help` explains each command.",
     )
     commands = parser.add_subparsers(title="commands", metavar="COMMAND", required=True)
-    for command in (login, create, runs, follow, cancel):
+    for command in (login, create, runs, follow, cancel, refine, say, versions):
         command.register(commands)
     return parser
 

@@ -17,6 +17,7 @@ from atelier_cli.terminal import Style, human_seconds, human_size, one_line, wan
 OUTPUT_LINES = 12
 OUTPUT_LINE_CHARS = 200
 COMMAND_LINES = 8
+MESSAGE_CHARS = 500
 GUTTER = "  │ "
 
 
@@ -175,6 +176,11 @@ class TrajectoryPrinter:
         duration = payload.get("duration")
         took = f" · {human_seconds(float(duration))}" if isinstance(duration, int | float) else ""
         self.line(self.style(f"  └ {outcome}{took}", "red" if payload.get("is_error") else "dim"))
+
+    def _on_person_message(self, payload: dict[str, Any]) -> None:
+        """What someone told the agent (`atelier say`), as it read it before this step."""
+        author = _text(payload.get("author")) or "someone"
+        self.line(self.style(f"✉ {author}: ", "blue", "bold") + one_line(_text(payload.get("text")), MESSAGE_CHARS))
 
     def _on_error(self, payload: dict[str, Any]) -> None:
         self.line(self.style(f"⚠ {_text(payload.get('message'))}", "red"))

@@ -31,8 +31,8 @@ workspace_router = Router(tags=["runs"])
 RUN_QUERYSET = Run.objects.select_related("creation__workspace", "creation__model_endpoint")
 
 
-def _count_submission(request: HttpRequest) -> None:
-    """Starting runs counts against the same per-person and per-address limits as the web form."""
+def count_submission(request: HttpRequest) -> None:
+    """Starting runs (refines too) counts against the same per-person and per-address limits as the web form."""
     if over_limit(request, submission_limit()):
         raise SubmissionsThrottled("You have started many runs in the last minute. Wait a minute and send it again.")
 
@@ -68,7 +68,7 @@ def create_run(
     user = caller(request)
 
     def create() -> Run:
-        _count_submission(request)
+        count_submission(request)
         return creation_submit(
             workspace=membership.workspace,
             author=user,
@@ -139,7 +139,7 @@ def cancel_run(request: HttpRequest, run_id: int) -> Status[Run]:
 def rerun(request: HttpRequest, run_id: int) -> Status[Run]:
     user = caller(request)
     run = run_for_viewer_or_404(pk=run_id, user=user, queryset=RUN_QUERYSET).run
-    _count_submission(request)
+    count_submission(request)
     again = run_rerun(creation=run.creation, user=user)
     return Status(201, RUN_QUERYSET.get(pk=again.pk))
 
@@ -151,6 +151,6 @@ def fork(request: HttpRequest, run_id: int, payload: ForkIn) -> Status[Run]:
     target = None
     if payload.workspace is not None:
         target = workspace_membership_or_404(slug=payload.workspace, user=user).workspace
-    _count_submission(request)
+    count_submission(request)
     forked = creation_fork(creation=run.creation, user=user, brief=payload.brief, workspace=target)
     return Status(201, RUN_QUERYSET.get(pk=forked.pk))

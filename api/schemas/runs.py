@@ -35,6 +35,10 @@ class RunIn(Schema):
     max_tokens: int | None = Field(default=None, ge=1)
 
 
+class RefineIn(Schema):
+    instruction: str = Field(description="What should change, in your own words (the brief and files carry over)")
+
+
 class ForkIn(Schema):
     brief: str
     workspace: str | None = Field(default=None, description="Slug of the workspace to fork into (default: the same)")
@@ -45,6 +49,10 @@ class RunOut(Schema):
 
     id: int
     creation_id: int
+    version: int = Field(description="The creation's version this run makes: 1, 2, … in the order they were asked for")
+    parent_id: int | None = Field(description="The run this version continues from (a refine); null: from the brief")
+    instruction: str = Field(description="What a refine asked to change; blank for a run from the brief")
+    summary: str = Field(description="The agent's own summary of what it made, once it has submitted")
     workspace: str
     title: str
     brief: str

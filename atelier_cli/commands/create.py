@@ -6,22 +6,19 @@ from __future__ import annotations
 import argparse
 import mimetypes
 import sys
-import uuid
 from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
 from atelier_cli.api_client import ApiClient
 from atelier_cli.commands.common import api_client, model_choice, positive_int
-from atelier_cli.errors import CliError, Unreachable
+from atelier_cli.errors import CliError
 from atelier_cli.terminal import human_size
 from atelier_cli.watch import watch_run
 from atelier_cli.workspaces import default_workspace_slug
 
 HELP = "Make something: start a run from a brief, optionally wait for it and download the files."
 VISIBILITIES = ("private", "workspace", "public")
-# A run is made at most once however often this is retried: each try sends the same Idempotency-Key.
-CREATE_ATTEMPTS = 4
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -97,19 +94,9 @@ def run_create(
     *,
     key: str | None = None,
 ) -> dict[str, Any]:
-    """POST the run, retrying after a network error with the same Idempotency-Key: the
-    server answers a repeat with the run the first try made, never a second one."""
-    headers = {"Idempotency-Key": key or str(uuid.uuid4())}
-    for attempt in range(1, CREATE_ATTEMPTS + 1):
-        try:
-            run: dict[str, Any] = client.post(f"/workspaces/{workspace}/runs", json=body, headers=headers)
-            return run
-        except Unreachable as error:
-            if attempt == CREATE_ATTEMPTS:
-                raise
-            print(f"{error}; trying again (the run will be made once)…", file=sys.stderr, flush=True)
-            client.sleep(2.0 ** (attempt - 1))
-    raise AssertionError("unreachable")  # the loop returns or raises
+    """POST the run; a retry after a network error makes it once (ApiClient.post_once)."""
+    run: dict[str, Any] = client.post_once(f"/workspaces/{workspace}/runs", body, key=key)
+    return run
 
 
 def run(args: argparse.Namespace) -> int:

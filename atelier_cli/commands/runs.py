@@ -52,7 +52,7 @@ def runs_list(client: ApiClient, *, workspace: str | None, status: str | None, l
     return found[:limit]
 
 
-def _when(value: Any) -> str:
+def when(value: Any) -> str:
     try:
         return datetime.fromisoformat(str(value)).astimezone().strftime("%Y-%m-%d %H:%M")
     except ValueError:
@@ -65,7 +65,7 @@ def runs_table(runs: list[dict[str, Any]], *, width: int) -> str:
             str(r.get("id", "")),
             str(r.get("status", "")),
             str(r.get("workspace", "")),
-            _when(r.get("created_at")),
+            when(r.get("created_at")),
             str(r.get("model", "")),
             str(r.get("title") or r.get("brief") or ""),
         ]

@@ -19,7 +19,7 @@ from schemathesis.specs.openapi.checks import positive_data_acceptance
 
 from creations.models import Run
 from tests.support.api import token_for
-from tests.support.factories import RunFactory
+from tests.support.factories import ModelEndpointFactory, RunFactory
 from tests.support.fixtures.accounts import Team
 
 EXAMPLES_PER_OPERATION = 30
@@ -52,7 +52,14 @@ def world(
     settings.API_RATE_LIMIT_PER_MINUTE = 100_000
     settings.RATE_LIMIT_SUBMISSIONS_PER_MINUTE = 100_000
     settings.RATE_LIMIT_SUBMISSIONS_PER_ADDRESS_PER_MINUTE = 100_000
-    run = RunFactory.create(creation__workspace=team.workspace, creation__author=team.owner, finished=True)
+    # With a model of the workspace, so a refine of it queues a version (the demo model refines
+    # only what it has recordings of).
+    run = RunFactory.create(
+        creation__workspace=team.workspace,
+        creation__author=team.owner,
+        creation__model_endpoint=ModelEndpointFactory.create(workspace=team.workspace),
+        finished=True,
+    )
     return {"token": token_for(team.member), "slug": team.workspace.slug, "run": run}
 
 

@@ -24,7 +24,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 
 from api.models import StagedInput
 from api.v1 import api
-from creations.models import Run
+from creations.models import Creation, Run
 from tests.support.api import ApiClient, token_for
 from tests.support.role_world import (
     ANONYMOUS,
@@ -151,8 +151,43 @@ def start_with_the_artifact(who: str, visibility: str) -> Answer:
     return Answer(201, changed=True) if sees(who, visibility) else Answer(422)
 
 
+def talk_to_run(who: str, visibility: str) -> Answer:
+    """Those who see the run and may start runs in its workspace may talk to its agent; this run
+    has ended, so they are told so (409). Viewers watch only."""
+    if who == ANONYMOUS:
+        return UNAUTHORIZED
+    if not sees(who, visibility):
+        return NOT_FOUND
+    return Answer(409) if who in CREATORS else FORBIDDEN
+
+
+def restore_version(who: str, visibility: str) -> Answer:
+    if who == ANONYMOUS:
+        return UNAUTHORIZED
+    if not sees(who, visibility):
+        return NOT_FOUND
+    return Answer(200, changed=True) if who in CREATORS else FORBIDDEN
+
+
 def _more_runs(world: World) -> bool:
     return Run.objects.count() > 1
+
+
+def _refined(world: World) -> bool:
+    return Run.objects.filter(parent=world.run, version=2).exists()
+
+
+def _with_the_workspaces_model(world: World) -> None:
+    """Refined with a model of the workspace: the demo model refines only what it has recordings of."""
+    Creation.objects.filter(pk=world.creation.pk).update(model_endpoint=world.endpoint)
+
+
+def _nothing_shown(world: World) -> None:
+    Creation.objects.filter(pk=world.creation.pk).update(shown_run=None)
+
+
+def _shown(world: World) -> bool:
+    return Creation.objects.filter(pk=world.creation.pk, shown_run=world.run).exists()
 
 
 def _staged(world: World) -> bool:
@@ -173,6 +208,8 @@ class Row:
     # Read on threads of their own (a stream's database reads), which see only committed rows.
     needs_commits: bool = False
     label: str = ""  # tells two rows of one operation apart
+    # The world made ready for this operation before it is called.
+    prepare: Callable[[World], None] | None = None
 
     @property
     def id(self) -> str:
@@ -231,6 +268,27 @@ ROWS = [
         per_creation=True,
         changed=_more_runs,
     ),
+    Row(
+        POST,
+        "/api/v1/runs/{run_id}/refine",
+        start_from_run,
+        body={"instruction": "make the title bigger"},
+        writes=True,
+        per_creation=True,
+        changed=_refined,
+        prepare=_with_the_workspaces_model,
+    ),
+    Row(GET, "/api/v1/runs/{run_id}/versions", run_page, per_creation=True),
+    Row(
+        POST,
+        "/api/v1/runs/{run_id}/restore",
+        restore_version,
+        writes=True,
+        per_creation=True,
+        changed=_shown,
+        prepare=_nothing_shown,
+    ),
+    Row(POST, "/api/v1/runs/{run_id}/messages", talk_to_run, body={"text": "sign it"}, writes=True, per_creation=True),
 ]
 
 
@@ -323,6 +381,8 @@ def _check(case: Case, settings: Any) -> None:
     settings.API_RATE_LIMIT_PER_MINUTE = 10_000
     settings.RATE_LIMIT_SUBMISSIONS_PER_MINUTE = 10_000
     world = build_world(case.visibility)
+    if case.row.prepare is not None:
+        case.row.prepare(world)
     client = _client(world.people.get(case.who), read_token=case.read_token)
     url = _url(case.row, world)
     if case.row.method == GET:
