@@ -21,7 +21,7 @@ from sandboxes.agent.events import AGENT_EVENT_PAYLOADS
 from tests.support import has_executable, require
 from tests.support.agent import Recorder
 
-# Generous: the renders share a small machine with other suites.
+# Generous: each test renders its showcase twice under gVisor, which is slow on a busy machine.
 pytestmark = [pytest.mark.docker, pytest.mark.timeout(900)]
 
 
