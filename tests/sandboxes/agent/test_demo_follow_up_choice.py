@@ -12,6 +12,23 @@ POSTER_BRIEF = next(str(entry["brief"]) for entry in SHOWCASE_BRIEFS if entry["k
 POSTER_FOLLOW_UP = "Make the title bigger and the background dark blue."
 
 
+@pytest.mark.parametrize("showcase", SHOWCASE_BRIEFS, ids=[b["kind"] for b in SHOWCASE_BRIEFS])
+def test_each_showcase_suggests_a_recorded_follow_up(showcase: dict[str, object]) -> None:
+    suggestions = demo_follow_ups(str(showcase["brief"]))
+
+    assert suggestions
+    for instruction in suggestions:
+        assert demo_follow_up_refusal(str(showcase["brief"]), instruction) is None
+        client = demo_model_client(str(showcase["brief"]), instruction=instruction)
+        assert client.follow_up is not None
+        assert client.follow_up.steps != best_trajectory(str(showcase["brief"])).steps
+        # It looks at what the first version left before changing it, and ends by handing the result back.
+        first_name, first_arguments = client.follow_up.steps[0].calls[0]
+        assert (first_name, first_arguments["command"].split()[0]) == ("execute_bash", "ls")
+        assert "/testbed" in first_arguments["command"]
+        assert [name for name, _ in client.follow_up.steps[-1].calls] == ["submit"]
+
+
 def test_the_poster_suggests_a_bigger_title_on_dark_blue() -> None:
     assert demo_follow_ups(POSTER_BRIEF) == [POSTER_FOLLOW_UP]
     # matched the way the demo matches briefs, not by the exact words

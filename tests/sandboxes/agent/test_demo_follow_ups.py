@@ -21,7 +21,7 @@ from sandboxes.agent.events import AGENT_EVENT_PAYLOADS
 from tests.support import has_executable, require
 from tests.support.agent import Recorder
 
-# Generous: the renders share a small machine with other suites.
+# Generous: each test renders its showcase twice under gVisor, which is slow on a busy machine.
 pytestmark = [pytest.mark.docker, pytest.mark.timeout(900)]
 
 
@@ -187,3 +187,27 @@ def test_the_map_follow_up_adds_the_hotel_as_a_layer_of_its_own(sandbox: Any, tm
     page_script.write_text(re.findall(r"<script>(.*?)</script>", after, re.S)[-1])  # the page's own, after Leaflet
     checked = subprocess.run(["node", "--check", str(page_script)], capture_output=True, text=True)
     assert checked.returncode == 0, checked.stderr
+
+
+def _pdf_text(path: Path) -> str:
+    require(has_executable("pdftotext"), "pdftotext (poppler-utils) on the host")
+    return subprocess.run(["pdftotext", str(path), "-"], capture_output=True, text=True, check=True).stdout
+
+
+def _pdf_images(path: Path) -> int:
+    listing = subprocess.run(["pdfimages", "-list", str(path)], capture_output=True, text=True, check=True).stdout
+    rows = [line.split() for line in listing.splitlines()[2:]]  # under two header lines
+    return sum(1 for row in rows if row[2] == "image")  # not counting "smask" rows: a chart's transparency
+
+
+def test_the_report_follow_up_adds_a_best_sellers_section_with_a_chart(sandbox: Any, tmp_path: Path) -> None:
+    v1, v2 = _first_version_then_follow_up("report", sandbox, tmp_path)
+
+    before, after = _pdf_text(v1 / "bakery-year-report.pdf"), _pdf_text(v2 / "bakery-year-report.pdf")
+    assert "Best sellers" not in before
+    section = after[after.index("Best sellers") :]
+    assert "cinnamon roll" in section  # the product that led the months with the most revenue
+    assert "About the data" in section  # the new section comes before the closing note
+    assert "Month by month" in after
+    assert _pdf_images(v2 / "bakery-year-report.pdf") == _pdf_images(v1 / "bakery-year-report.pdf") + 1
+    assert (v2 / "best-sellers-chart.png").stat().st_size > 10_000

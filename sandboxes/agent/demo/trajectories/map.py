@@ -215,7 +215,7 @@ hotelRow.innerHTML = `<span class="time">Base</span>${HOTEL.name}<br><small>${HO
 hotelRow.onclick = () => { map.setView([HOTEL.lat, HOTEL.lon], 15); hotelMarker.openPopup(); };
 document.getElementById("list").prepend(hotelRow);
 """
-     'L.control.layers({"Plain (offline)"'
+    'L.control.layers({"Plain (offline)"'
 )
 
 

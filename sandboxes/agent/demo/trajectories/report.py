@@ -201,3 +201,137 @@ TRAJECTORY = {
         },
     ],
 }
+
+PRODUCT_CHART_CODE = r"""fig.savefig(CHART)
+
+# Best sellers: how many months each product led, and the revenue of those months.
+led = {}
+for row, r in zip(rows, revenue):
+    months_led, takings = led.get(row["top_product"], (0, 0.0))
+    led[row["top_product"]] = (months_led + 1, takings + r)
+ranked = sorted(led.items(), key=lambda item: item[1][1])  # smallest first: barh draws from the bottom up
+fig, ax = plt.subplots(figsize=(8, 3.6), dpi=150)
+ax.barh([name for name, _ in ranked], [t / 1000 for _, (_, t) in ranked], color="#c8875b")
+for i, (_, (n, t)) in enumerate(ranked):
+    ax.text(t / 1000 + 0.6, i, f"{n} month{'s' if n > 1 else ''}", va="center", fontsize=9)
+ax.set_xlim(0, max(t for _, (_, t) in ranked) / 1000 * 1.2)
+ax.set_xlabel("Revenue of the months it led (thousand EUR)")
+ax.set_title("Best sellers", loc="left", fontweight="bold")
+ax.spines[["top", "right"]].set_visible(False)
+fig.tight_layout()
+fig.savefig(PRODUCT_CHART)
+top_name, (top_months, top_takings) = ranked[-1]
+"""
+
+BEST_SELLERS_SECTION = """story += [
+    table,
+    Spacer(1, 0.6 * cm),
+    Paragraph("Best sellers", styles["Heading2"]),
+    Paragraph(
+        f"Over the year, {len(ranked)} products took turns as the month's best seller. The {top_name} led the "
+        f"months worth the most: {top_months} months, {top_takings:,.0f} EUR together. Seasonal bakes had their "
+        "months too (hot cross buns in spring, stollen in December), and iced coffee carried the summer.",
+        body,
+    ),
+    Spacer(1, 0.2 * cm),
+    Image(PRODUCT_CHART, width=16 * cm, height=7.2 * cm),
+    Spacer(1, 0.4 * cm),
+    Paragraph("About the data", styles["Heading2"]),
+"""
+
+
+def _edit(text: str, old: str, new: str) -> dict[str, object]:
+    return {
+        "text": text,
+        "calls": [
+            {
+                "name": "str_replace_editor",
+                "arguments": {
+                    "command": "str_replace",
+                    "path": "/testbed/work/make_report.py",
+                    "old_str": old,
+                    "new_str": new,
+                },
+            }
+        ],
+    }
+
+
+FOLLOW_UPS = [
+    {
+        "instruction": "Add a section on the best sellers, with a chart.",
+        "steps": [
+            {
+                "text": "Let me see what the first version left in /testbed.",
+                "calls": [{"name": "execute_bash", "arguments": {"command": "ls -R /testbed"}}],
+            },
+            {
+                "text": "make_report.py builds the PDF from sales.csv, which names each month's best seller. Let me see how often each one led.",
+                "calls": [
+                    {
+                        "name": "execute_bash",
+                        "arguments": {
+                            "command": "cut -d, -f4 /testbed/input/sales.csv | tail -n +2 | sort | uniq -c | sort -rn"
+                        },
+                    }
+                ],
+            },
+            _edit(
+                "Seven products, most leading for two months. The new chart gets a file of its own next to the first one.",
+                'PDF = "/testbed/output/bakery-year-report.pdf"\n',
+                'PDF = "/testbed/output/bakery-year-report.pdf"\nPRODUCT_CHART = "/testbed/output/best-sellers-chart.png"\n',
+            ),
+            _edit(
+                "The chart: one bar per product, as long as the revenue of the months it led, labelled with how "
+                "many months that was.",
+                "fig.savefig(CHART)\n",
+                PRODUCT_CHART_CODE,
+            ),
+            _edit(
+                "The section goes after the month-by-month table, before the note about the data.",
+                'story += [\n    table,\n    Spacer(1, 0.6 * cm),\n    Paragraph("About the data", styles["Heading2"]),\n',
+                BEST_SELLERS_SECTION,
+            ),
+            _edit(
+                "The note about the data now mentions two charts.",
+                "Chart and tables were made with matplotlib and ReportLab.",
+                "Charts and the table were made with matplotlib and ReportLab.",
+            ),
+            {
+                "text": "Building the report again.",
+                "calls": [
+                    {"name": "execute_bash", "arguments": {"command": "cd /testbed/work && python3 make_report.py"}}
+                ],
+            },
+            {
+                "text": "Checking the new section in the PDF.",
+                "calls": [
+                    {
+                        "name": "execute_bash",
+                        "arguments": {
+                            "command": "pdfinfo /testbed/output/bakery-year-report.pdf | grep -E 'Pages'; "
+                            "pdftotext /testbed/output/bakery-year-report.pdf - | grep -A 4 'Best sellers'; "
+                            "pdfimages -list /testbed/output/bakery-year-report.pdf; ls -la /testbed/output"
+                        },
+                    }
+                ],
+            },
+            {
+                "text": "The report has its new section.",
+                "calls": [
+                    {
+                        "name": "submit",
+                        "arguments": {
+                            "summary": (
+                                "bakery-year-report.pdf has a new 'Best sellers' section after the month-by-month "
+                                "table: a short text on which products led which months, and a chart of the seven "
+                                "best sellers by the revenue of the months they led (also saved as "
+                                "best-sellers-chart.png). The rest of the report is as before."
+                            )
+                        },
+                    }
+                ],
+            },
+        ],
+    }
+]
