@@ -27,6 +27,8 @@ def run_comparison(*, run_a: Run, run_b: Run, user: AnyUser) -> RunComparison:
     when the two runs are not of one creation or one has not finished yet."""
     if not can_view_creation(creation=run_a.creation, user=user):
         raise Http404("No such run.")
+    if run_b.creation_id != run_a.creation_id and not can_view_creation(creation=run_b.creation, user=user):
+        raise Http404("No such run.")  # not even that it belongs elsewhere
     if run_b.creation_id != run_a.creation_id:
         raise ValidationError(
             f"Runs {run_a.pk} and {run_b.pk} are versions of different creations; compare two runs of one creation."

@@ -16,13 +16,14 @@ from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
 from pydantic import ValidationError
 
+from creations.artifacts.origin import DERIVED_PREFIX
 from creations.compare.results import Detail, Plan
 
 logger = logging.getLogger(__name__)
 
 # Bumped when the differ's answers change meaning, so old details are not read as new ones.
 VERSION = 1
-PREFIX = "comparisons"
+PREFIX = f"{DERIVED_PREFIX}comparisons"  # overlays are served from the artifact origin (creations.artifacts.origin)
 CACHE_SECONDS = 3600
 MAX_DETAIL_BYTES = 1024 * 1024
 
@@ -33,10 +34,6 @@ def detail_name(*, sha_a: str, sha_b: str, plan: Plan) -> str:
 
 def overlay_name(*, sha_a: str, sha_b: str, plan: Plan) -> str:
     return f"{PREFIX}/v{VERSION}/{sha_a[:2]}/{sha_a}-{sha_b}-{plan.key}.png"
-
-
-def is_overlay_name(name: str) -> bool:
-    return name.startswith(f"{PREFIX}/") and name.endswith(".png") and ".." not in name
 
 
 def _cache_key(name: str) -> str:

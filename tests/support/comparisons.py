@@ -1,8 +1,11 @@
 """Two finished runs of one creation with real files, for the comparison tests and bench."""
 
 import io
+from collections.abc import Iterator
 
+import pytest
 from django.contrib.auth.models import User
+from django.core.cache import cache
 from PIL import Image, ImageDraw
 
 from creations.models import Run, RunStatus
@@ -37,3 +40,12 @@ def poster_png(width: int = 400, height: int = 300, *, patch: tuple[int, int, in
 def text_lines(count: int, *, changed: dict[int, str] | None = None) -> bytes:
     changed = changed or {}
     return "".join(f"{changed.get(i, f'line {i} of the report')}\n" for i in range(count)).encode()
+
+
+@pytest.fixture
+def _comparisons_forgotten() -> Iterator[None]:
+    """Each test's comparisons are made anew: the process cache would otherwise remember details (and
+    overlay names) kept in an earlier test's media folder."""
+    cache.clear()
+    yield
+    cache.clear()

@@ -12,11 +12,15 @@ from creations.compare.selectors import run_comparison
 from creations.compare.services import comparison_compute
 from sandboxes.offline import LABEL_PURPOSE
 from tests.support.artifacts import Output
-from tests.support.comparisons import poster_png, text_lines, two_versions
+from tests.support.comparisons import _comparisons_forgotten, poster_png, text_lines, two_versions  # noqa: F401
 from tests.support.fixtures.accounts import Team
 from tests.support.media_samples import wav_bytes
 
-pytestmark = [pytest.mark.docker, pytest.mark.django_db, pytest.mark.usefixtures("sandbox_image")]
+pytestmark = [
+    pytest.mark.docker,
+    pytest.mark.django_db,
+    pytest.mark.usefixtures("sandbox_image", "_comparisons_forgotten"),
+]
 
 
 def compared(team: Team, older: Output, newer: Output) -> Detail:
