@@ -11,6 +11,7 @@ import logging
 
 from celery import current_app
 from django.core.cache import cache
+from django.db import transaction
 
 from creations.compare import store
 from creations.compare.differ import DifferSession
@@ -26,20 +27,22 @@ REQUEST_SECONDS = 60  # one request per pair of runs per web process in this tim
 
 
 def comparison_request(*, comparison: RunComparison) -> bool:
-    """Ask a worker for the details still missing; True when a request was sent now."""
+    """Ask a worker for the details still missing (once the transaction commits); True when asked now."""
     if not comparison.pending:
         return False
-    key = f"atelier-compare-request:{comparison.run_a.pk}:{comparison.run_b.pk}"
+    run_a_id, run_b_id = comparison.run_a.pk, comparison.run_b.pk
+    key = f"atelier-compare-request:{run_a_id}:{run_b_id}"
     if not cache.add(key, 1, REQUEST_SECONDS):
         return False
-    try:
-        current_app.send_task(COMPARE_TASK_NAME, args=[comparison.run_a.pk, comparison.run_b.pk])
-    except Exception as error:  # the page still shows the file lists; the next look asks again
-        cache.delete(key)
-        logger.warning(
-            "could not ask a worker to compare runs %s and %s: %s", comparison.run_a.pk, comparison.run_b.pk, error
-        )
-        return False
+
+    def send() -> None:
+        try:
+            current_app.send_task(COMPARE_TASK_NAME, args=[run_a_id, run_b_id])
+        except Exception as error:  # the page still shows the file lists; the next look asks again
+            cache.delete(key)
+            logger.warning("could not ask a worker to compare runs %s and %s: %s", run_a_id, run_b_id, error)
+
+    transaction.on_commit(send)
     return True
 
 
