@@ -25,7 +25,6 @@ Atelier's and must run on the sandbox image's Python alone.
 
 from __future__ import annotations
 
-import difflib
 import json
 import os
 import re
@@ -33,6 +32,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from typing import Any
 
 MAX_IMAGE_PIXELS = 80_000_000  # larger images are refused (decompression bombs), as for previews
@@ -87,8 +87,11 @@ def compare_pixels(path_a: str, path_b: str, *, svg: bool, out: str, overlay_wid
 
     older, newer = load_picture(path_a, svg=svg), load_picture(path_b, svg=svg)
     common = (min(older.width, newer.width), min(older.height, newer.height))
-    box = (0, 0, *common)
-    difference = ImageChops.difference(older.crop(box), newer.crop(box))
+    if older.size == newer.size:
+        difference = ImageChops.difference(older, newer)
+    else:
+        box = (0, 0, *common)
+        difference = ImageChops.difference(older.crop(box), newer.crop(box))
     red, green, blue, alpha = difference.split()
     changed_mask = ImageChops.lighter(ImageChops.lighter(red, green), ImageChops.lighter(blue, alpha))
     changed = common[0] * common[1] - changed_mask.histogram()[0]
@@ -144,12 +147,13 @@ def write_overlay(
 
     scale = min(1.0, overlay_width / newer.width)
     size = (max(1, round(newer.width * scale)), max(1, round(newer.height * scale)))
-    background = Image.new("RGBA", newer.size, (255, 255, 255, 255))
-    base = Image.alpha_composite(background, newer.convert("RGBA")).convert("RGB")
     if size != newer.size:
-        base = base.resize(size, Image.Resampling.LANCZOS)
+        # Scaled first, premultiplied (so transparent pixels bleed no colour), then everything at the small size.
+        newer = newer.resize(size, Image.Resampling.LANCZOS)
         # A box filter keeps a one-pixel change visible: any changed pixel under a target pixel marks it.
         mask = mask.resize(size, Image.Resampling.BOX).point([0] + [255] * 255)
+    background = Image.new("RGBA", size, (255, 255, 255, 255))
+    base = Image.alpha_composite(background, newer.convert("RGBA")).convert("RGB")
     tinted = Image.blend(base, Image.new("RGB", size, TINT), 0.55)
     picture = Image.composite(tinted, base, mask)
     if region:
@@ -165,23 +169,43 @@ def write_overlay(
     picture.save(os.path.join(out, "overlay.png"), format="PNG", compress_level=3)
 
 
-def read_text(path: str) -> list[str]:
+def count_lines(path: str) -> int:
     with open(path, "rb") as handle:
         data = handle.read()
-    if data.startswith(b"\xef\xbb\xbf"):
-        data = data[3:]
-    return data.decode("utf-8", errors="replace").replace("\x00", "\ufffd").splitlines()
+    return data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
+
+
+def diff_output(path_a: str, path_b: str) -> Iterator[str]:
+    """The unified diff's body lines (no ---/+++ header), from GNU diff: linear where difflib is
+    quadratic in the lines that differ, and never more than a line of its output held here. The
+    section's alarm bounds its time (the process is killed on the way out)."""
+    process = subprocess.Popen(
+        ["diff", "-a", "-u", "--label", "a", "--label", "b", "--", path_a, path_b],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    assert process.stdout is not None
+    try:
+        for number, raw in enumerate(process.stdout):
+            if number >= 2:  # past "--- a" and "+++ b": a removed line may itself start with "--"
+                yield raw.rstrip(b"\r\n").decode("utf-8", errors="replace").replace("\x00", "\ufffd")
+    finally:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+    if process.returncode not in (0, 1, -signal.SIGKILL):
+        raise RuntimeError(f"diff exited with {process.returncode}")
 
 
 def compare_lines(path_a: str, path_b: str, *, max_bytes: int) -> dict[str, Any]:
     """A unified diff, cut at `max_bytes` (and said so); the added and removed counts are over the whole diff."""
-    older, newer = read_text(path_a), read_text(path_b)
     kept: list[str] = []
     size, truncated, added, removed = 0, False, 0, 0
-    for line in difflib.unified_diff(older, newer, "a", "b", n=3, lineterm=""):
-        if line.startswith("+") and not line.startswith("+++"):
+    for line in diff_output(path_a, path_b):
+        if line.startswith("+"):
             added += 1
-        elif line.startswith("-") and not line.startswith("---"):
+        elif line.startswith("-"):
             removed += 1
         if truncated:
             continue
@@ -193,11 +217,11 @@ def compare_lines(path_a: str, path_b: str, *, max_bytes: int) -> dict[str, Any]
             continue
         kept.append(line)
     return {
-        "lines_a": len(older),
-        "lines_b": len(newer),
+        "lines_a": count_lines(path_a),
+        "lines_b": count_lines(path_b),
         "added": added,
         "removed": removed,
-        "diff": "\n".join(kept[2:]),  # without the ---/+++ header: the page names both versions itself
+        "diff": "\n".join(kept),  # without the ---/+++ header: the page names both versions itself
         "truncated": truncated,
     }
 
@@ -266,7 +290,8 @@ def main() -> None:
         )
     if request.get("lines"):
         a, b = os.path.join(folder, "a"), os.path.join(folder, "b")
-        report["lines"] = section(lambda: compare_lines(a, b, max_bytes=int(request["max_diff_bytes"])), timeout)
+        budget = int(request["max_diff_bytes"])
+        report["lines"] = section(lambda: compare_lines(a, b, max_bytes=budget), timeout)
     if request.get("media"):
         report["media"] = {
             "a": section(lambda: probe(os.path.join(folder, "a"), timeout=timeout), timeout + 5),

@@ -100,3 +100,29 @@ def test_details_are_made_once_in_a_sandbox_without_network(team: Team) -> None:
     assert comparison_compute(run_a_id=run_a.pk, run_b_id=run_b.pk) == 0  # kept: no second sandbox
     assert not run_comparison(run_a=run_a, run_b=run_b, user=team.owner).pending
     assert docker.from_env().containers.list(filters={"label": f"{LABEL_PURPOSE}=compare"}) == []
+
+
+def test_vector_images_are_drawn_before_their_pixels_are_compared(team: Team) -> None:
+    svg = '<svg xmlns="http://www.w3.org/2000/svg" width="200" height="100"><rect width="200" height="100" fill="{}"/>'
+    older = (svg.format("#3d5afe") + '<rect x="10" y="10" width="20" height="20" fill="#fff"/></svg>').encode()
+    newer = (svg.format("#3d5afe") + '<rect x="150" y="50" width="30" height="40" fill="#fff"/></svg>').encode()
+    detail = compared(team, Output("logo.svg", older), Output("logo.svg", newer))
+    pixels = detail.pixels
+    assert isinstance(pixels, PixelDiff)
+    assert (pixels.width_b, pixels.height_b) == (200, 100)
+    assert pixels.changed_pixels == 20 * 20 + 30 * 40  # one square gone, one rectangle drawn
+    assert pixels.region == (10, 10, 180, 90)
+    assert isinstance(detail.lines, LineDiff)  # and its source, line by line
+    assert detail.lines.added == detail.lines.removed == 1
+
+
+def test_a_long_diff_is_cut_and_says_so_with_the_whole_counts(team: Team) -> None:
+    older = b"".join(b"-- a line that starts like a diff header %d\n" % i for i in range(30_000))
+    newer = b"".join(b"++ every line rewritten %d\n" % i for i in range(30_000))
+    detail = compared(team, Output("notes.txt", older), Output("notes.txt", newer))
+    lines = detail.lines
+    assert isinstance(lines, LineDiff)
+    assert lines.truncated
+    assert (lines.added, lines.removed) == (30_000, 30_000)
+    assert (lines.lines_a, lines.lines_b) == (30_000, 30_000)
+    assert 200_000 < len(lines.diff.encode()) <= 256 * 1024
