@@ -16,6 +16,7 @@ from ninja import NinjaAPI
 from api.auth import READ
 from api.endpoints.artifacts import router as artifacts_router
 from api.endpoints.artifacts import run_router as run_artifacts_router
+from api.endpoints.compare import router as compare_router
 from api.endpoints.events import router as events_router
 from api.endpoints.inputs import router as inputs_router
 from api.endpoints.messages import router as messages_router
@@ -76,4 +77,5 @@ api.add_router("/runs", versions_router)
 api.add_router("/runs", messages_router)
 api.add_router("/runs", events_router)
 api.add_router("/runs", run_artifacts_router)
+api.add_router("/runs", compare_router)
 api.add_router("/artifacts", artifacts_router)

@@ -10,4 +10,4 @@ app = Celery("atelier")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
 # Run tasks live with the rest of a run's lifecycle, not at the app's top level.
-app.autodiscover_tasks(["creations.runs"])
+app.autodiscover_tasks(["creations.runs", "creations.compare"])

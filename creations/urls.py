@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from creations.web.views import artifacts, creations, dashboard, exports, gallery, runs, usage
+from creations.web.views import artifacts, compare, creations, dashboard, exports, gallery, runs, usage
 
 urlpatterns = [
     path("w/<slug:slug>/", dashboard.workspace_dashboard, name="workspace_dashboard"),
@@ -15,6 +15,7 @@ urlpatterns = [
     path("creations/<int:pk>/rerun/", creations.creation_rerun, name="creation_rerun"),
     path("creations/<int:pk>/fork/", creations.creation_fork_view, name="creation_fork"),
     path("creations/<int:pk>/delete/", creations.creation_delete_view, name="creation_delete"),
+    path("creations/<int:pk>/compare/", compare.creation_compare, name="creation_compare"),
     path("runs/<int:pk>/", runs.run_detail, name="run_detail"),
     path("runs/<int:pk>/steps/", runs.run_steps, name="run_steps"),
     path("runs/<int:pk>/artifacts/", runs.run_artifacts, name="run_artifacts"),

@@ -8,7 +8,7 @@ from django.conf import settings
 from django.contrib.auth.models import AnonymousUser, User
 from django.utils.safestring import SafeString
 
-from creations.artifacts.origin import grant_sign
+from creations.artifacts.origin import derived_sign, grant_sign
 from creations.artifacts.renderers import link_run_files, plain_text_document
 from creations.models import Artifact, ArtifactKind
 
@@ -84,3 +84,8 @@ def artifact_displays(
             display.rendered, display.too_large_to_render = _render_document(artifact, links)
         displays.append(display)
     return displays
+
+
+def derived_url(*, run_id: int, user: User | AnonymousUser, name: str) -> str:
+    """The artifact origin's link to a picture made from the run's files (a comparison's overlay)."""
+    return f"{settings.ARTIFACT_ORIGIN}/d/{derived_sign(run_id=run_id, user=user, name=name)}/overlay.png"

@@ -22,6 +22,10 @@ from django.http.request import split_domain_port
 
 ARTIFACT_URLCONF = "creations.artifacts.urls"
 _SALT = "atelier.artifact-url"
+_DERIVED_SALT = "atelier.derived-url"
+# Pictures the platform makes from a run's files in a sandbox (a comparison's overlay) are kept under
+# this prefix, and are served like the files themselves: from this origin, to those who see the run.
+DERIVED_PREFIX = "derived/"
 
 
 def is_artifact_request(request: HttpRequest) -> bool:
@@ -82,3 +86,34 @@ def grant_unsign(token: str) -> ArtifactGrant | None:
         return ArtifactGrant(run_id=int(data["r"]), user_id=int(data["u"]))
     except (signing.BadSignature, KeyError, TypeError, ValueError):
         return None
+
+
+@dataclass(frozen=True)
+class DerivedGrant:
+    """What a valid link to a derived picture allows: that stored file, for one viewer of one run."""
+
+    run_id: int
+    user_id: int
+    name: str
+
+
+def derived_sign(*, run_id: int, user: User | AnonymousUser, name: str) -> str:
+    user_id = user.pk if user.is_authenticated else 0
+    return signing.TimestampSigner(salt=_DERIVED_SALT).sign_object(
+        {"r": run_id, "u": user_id, "n": name}, compress=True
+    )
+
+
+def derived_unsign(token: str) -> DerivedGrant | None:
+    """The grant a derived picture's token carries, or None when it is forged, malformed, expired or
+    names a file outside DERIVED_PREFIX."""
+    try:
+        data: Any = signing.TimestampSigner(salt=_DERIVED_SALT).unsign_object(
+            token, max_age=settings.ARTIFACT_URL_MAX_AGE
+        )
+        grant = DerivedGrant(run_id=int(data["r"]), user_id=int(data["u"]), name=str(data["n"]))
+    except (signing.BadSignature, KeyError, TypeError, ValueError):
+        return None
+    if not grant.name.startswith(DERIVED_PREFIX) or ".." in grant.name or not grant.name.endswith(".png"):
+        return None
+    return grant

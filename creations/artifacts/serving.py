@@ -9,6 +9,7 @@ Media on S3 may then be answered with a redirect to a short-lived URL of the sto
 
 from asgiref.sync import sync_to_async
 from django.contrib.auth.models import AnonymousUser, User
+from django.core.files.storage import default_storage
 from django.db.models.fields.files import FieldFile
 from django.http import Http404, HttpRequest, HttpResponseRedirect
 from django.http.response import HttpResponseBase
@@ -16,10 +17,10 @@ from django.views.decorators.http import require_safe
 
 from creations.access import can_view_creation
 from creations.artifacts.headers import content_disposition, serving_rule
-from creations.artifacts.origin import grant_unsign
+from creations.artifacts.origin import DerivedGrant, derived_unsign, grant_unsign
 from creations.artifacts.presigned import presigned_url
 from creations.artifacts.streaming import ranged_file_response
-from creations.models import Artifact
+from creations.models import Artifact, Run
 
 VARIANTS = ("file", "preview", "rendition")
 
@@ -70,6 +71,47 @@ async def artifact_serve(request: HttpRequest, token: str, path: str) -> HttpRes
     return await sync_to_async(ranged_file_response)(
         storage=field.storage,
         name=str(field.name),
+        size=size,
+        range_header=request.headers.get("Range"),
+        method=request.method or "GET",
+        headers=headers,
+    )
+
+
+def _authorized_derived(token: str) -> DerivedGrant:
+    grant = derived_unsign(token)
+    if grant is None:
+        raise Http404("This link is invalid or has expired; reload the page it came from.")
+    run = Run.objects.select_related("creation").filter(pk=grant.run_id).first()
+    viewer: User | AnonymousUser = AnonymousUser()
+    if grant.user_id:
+        viewer = User.objects.filter(pk=grant.user_id, is_active=True).first() or AnonymousUser()
+    if run is None or not can_view_creation(creation=run.creation, user=viewer):
+        raise Http404("No such picture.")
+    return grant
+
+
+@require_safe
+async def derived_serve(request: HttpRequest, token: str) -> HttpResponseBase:
+    """A PNG the platform made from a run's files in a sandbox (a comparison's overlay): agent pixels, so
+    served here like the files themselves, never from the platform's origin."""
+    grant = await sync_to_async(_authorized_derived)(token)
+    try:
+        size: int = await sync_to_async(default_storage.size)(grant.name)
+    except (FileNotFoundError, OSError):
+        raise Http404("This picture is no longer kept; reload the page it came from.") from None
+    headers = {
+        "Content-Type": "image/png",
+        "Content-Disposition": content_disposition(grant.name.rsplit("/", 1)[-1], attachment=False),
+        "Cache-Control": "private, max-age=300",
+        "X-Content-Type-Options": "nosniff",
+        "Referrer-Policy": "no-referrer",
+        "Cross-Origin-Resource-Policy": "cross-origin",
+        "Content-Security-Policy": "default-src 'none'; sandbox",
+    }
+    return await sync_to_async(ranged_file_response)(
+        storage=default_storage,
+        name=grant.name,
         size=size,
         range_header=request.headers.get("Range"),
         method=request.method or "GET",

@@ -58,6 +58,17 @@ def version_rows(runs: list[Run]) -> list[VersionRow]:
     return [VersionRow(run=run, parent_version=numbers.get(run.parent_id) if run.parent_id else None) for run in runs]
 
 
+def compare_default(runs: list[Run], selected: Run | None) -> Run | None:
+    """The version `selected` is compared with first: its parent, else the version before it."""
+    if selected is None:
+        return None
+    by_pk = {run.pk: run for run in runs}
+    if selected.parent_id in by_pk:
+        return by_pk[selected.parent_id]
+    earlier = [run for run in runs if run.version < selected.version]
+    return max(earlier, key=lambda run: run.version) if earlier else None
+
+
 _CURSOR = re.compile(r"[0-9]{1,20}-[0-9]{1,20}")
 
 

@@ -255,6 +255,7 @@ ROWS = [
     Row(GET, "/api/v1/runs/{run_id}/events/stream", run_page, per_creation=True, needs_commits=True),
     Row(GET, "/api/v1/runs/{run_id}/artifacts", run_page, per_creation=True),
     Row(GET, "/api/v1/runs/{run_id}/artifacts/zip", run_page, per_creation=True),
+    Row(GET, "/api/v1/runs/{run_id}/compare/{other_run_id}", run_page, per_creation=True),
     Row(GET, "/api/v1/artifacts/{artifact_id}/download", run_page, per_creation=True),
     Row(GET, "/api/v1/artifacts/{artifact_id}/preview", artifact_preview, per_creation=True),
     Row(POST, "/api/v1/runs/{run_id}/cancel", cancel_run, writes=True, per_creation=True),
@@ -297,6 +298,7 @@ ROWS = [
 ARGUMENTS: dict[tuple[str, str] | str, Callable[[World], Any]] = {
     ("runs", "run_id"): lambda w: w.run.pk,
     ("artifacts", "artifact_id"): lambda w: w.artifact.pk,
+    ("compare", "other_run_id"): lambda w: w.run.pk,  # the world's one run, with itself: nothing changed
     "slug": lambda w: w.workspace.slug,
 }
 

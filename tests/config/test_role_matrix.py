@@ -318,10 +318,12 @@ ROWS = [
     Row("run_event_overflow", {GET: creation_page}, per_creation=True),
     Row("run_download_zip", {GET: creation_page}, per_creation=True),
     Row("run_trajectory_json", {GET: creation_page}, per_creation=True),
+    Row("creation_compare", {GET: creation_page}, per_creation=True),
     Row("artifact_detail", {GET: creation_page}, per_creation=True),
     Row("artifact_use", {GET: _use_artifact}, per_creation=True),
     # On the artifact origin, with the link the platform's pages gave this person.
     Row("artifact_serve", {GET: creation_page}, per_creation=True),
+    Row("artifact_derived_serve", {GET: creation_page}, per_creation=True),  # a comparison's overlay
 ]
 
 # Cases where the platform contradicts the rule above: each must fail until it is fixed.

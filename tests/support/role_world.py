@@ -15,9 +15,11 @@ from typing import Any
 
 import pytest
 from django.contrib.auth.models import AnonymousUser, User
+from django.core.files.base import ContentFile
+from django.core.files.storage import default_storage
 
 from api.tokens import token_create
-from creations.artifacts.origin import grant_sign
+from creations.artifacts.origin import DERIVED_PREFIX, derived_sign, grant_sign
 from creations.events.store import store_events
 from creations.models import Artifact, Creation, Run, RunEvent, RunStatus, Visibility
 from creations.runs.state import run_finish
@@ -126,12 +128,20 @@ ARGUMENTS: dict[tuple[str, str] | str, Argument] = {
     ),
     # The link the platform's pages give this person: the token names the run and its holder.
     ("r", "token"): lambda w, actor, target: grant_sign(run_id=w.run.pk, user=actor or AnonymousUser()),
+    # A picture made from the run's files (a comparison's overlay), kept and linked as the compare page does.
+    ("d", "token"): lambda w, actor, target: derived_sign(
+        run_id=w.run.pk, user=actor or AnonymousUser(), name=_derived_picture()
+    ),
     "slug": lambda w, actor, target: w.workspace.slug,
     "seq": lambda w, actor, target: w.text_event.seq,
     "field": lambda w, actor, target: "output",
     "membership_id": lambda w, actor, target: w.memberships[target].pk,
     "path": lambda w, actor, target: w.artifact.path,
 }
+
+
+def _derived_picture() -> str:
+    return default_storage.save(f"{DERIVED_PREFIX}comparisons/role-matrix.png", ContentFile(png_bytes(16, 10)))
 
 
 def url_kwargs(route: Route, world: World, *, actor: User | None, target: str) -> dict[str, Any]:

@@ -34,7 +34,7 @@ from creations.runs.services import (
 from creations.web.attachments import attachments_for
 from creations.web.csp import with_platform_csp
 from creations.web.forms import CreationForm, DeleteCreationForm, ForkForm, RefineForm
-from creations.web.selectors import version_rows
+from creations.web.selectors import compare_default, version_rows
 from creations.web.starters import starter_get, starters
 from sandboxes.agent import demo_follow_ups
 from workspaces.permissions import workspace_membership_or_404
@@ -164,6 +164,8 @@ def _creation_page(
         "refine_form": refine_form or RefineForm(),
         "latest_version": runs[0].version if runs else None,
         "version_rows": version_rows(runs),
+        # What the selected version is compared with by default: the one it came from, else the one before.
+        "compare_with": compare_default(runs, selected),
         "follow_ups": demo_follow_ups(creation.brief) if creation.model_endpoint_id is None else [],
     }
     return render(request, "creations/creation_detail.html", context, status=status)

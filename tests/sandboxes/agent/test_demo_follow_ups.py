@@ -72,8 +72,9 @@ def _background(svg: str) -> tuple[int, int, int]:
     return int(value[0:2], 16), int(value[2:4], 16), int(value[4:6], 16)
 
 
-def _is_dark_blue(rgb: tuple[int, int, int]) -> bool:
-    red, green, blue = rgb
+def _is_dark_blue(rgb: tuple[int, ...] | float | None) -> bool:
+    assert isinstance(rgb, tuple), rgb
+    red, green, blue = rgb[:3]
     return blue >= max(red, green) + 40 and (red + green + blue) / 3 < 100
 
 
