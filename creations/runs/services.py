@@ -34,6 +34,7 @@ from creations.runs.state import (
 )
 from creations.runs.supervision import publish_cancel
 from creations.usage.budgets import check_can_submit
+from sandboxes.agent import demo_follow_up_refusal
 from workspaces.models import Membership, ModelEndpoint, Workspace
 from workspaces.selectors import membership_get
 
@@ -182,15 +183,24 @@ def run_refine(*, run: Run, user: User, instruction: str) -> Run:
     if not run.is_final:
         raise ValidationError(f"v{run.version} is still going: refine it once it has ended (or cancel it).")
     if creation.model_endpoint is None:
-        from sandboxes.agent import demo_follow_up_refusal
-
-        refusal = demo_follow_up_refusal(creation.brief, instruction)
-        if refusal is not None:
-            raise ValidationError({"instruction": refusal})
+        _check_demo_can_follow(run, instruction)
     check_can_submit(creation.workspace)
     _clean_endpoint(creation.workspace, creation.model_endpoint)
     with transaction.atomic():
         return _queue_new_run(creation, started_by=user, parent=run, instruction=instruction)
+
+
+def _check_demo_can_follow(run: Run, instruction: str) -> None:
+    """The demo model replays recordings made on its showcase's first version: it follows a
+    version made from the brief, with one of the instructions it has recorded, and nothing else."""
+    refusal = demo_follow_up_refusal(run.creation.brief, instruction)
+    if refusal is None and run.instruction:
+        refusal = (
+            f"The demo model's recorded follow-up works on the files a first version leaves, and v{run.version} "
+            "is already a refine: refine a version made from the brief, or use your team's own model."
+        )
+    if refusal is not None:
+        raise ValidationError({"instruction": refusal})
 
 
 def creation_restore_version(*, creation: Creation, run: Run, user: User) -> None:

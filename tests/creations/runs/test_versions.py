@@ -106,7 +106,10 @@ def test_the_demo_model_takes_only_its_recorded_follow_ups_and_says_so(team: Tea
     sentence = " ".join(refused.value.message_dict["instruction"])
     assert recorded[0].rstrip(".") in sentence
     assert Run.objects.filter(creation=v1.creation).count() == 1  # nothing queued
-    assert run_refine(run=v1, user=team.member, instruction=recorded[0].upper()).version == 2
+    v2 = _finished(run_refine(run=v1, user=team.member, instruction=recorded[0].upper()))
+    assert v2.version == 2
+    with pytest.raises(ValidationError, match="already a refine"):
+        run_refine(run=v2, user=team.member, instruction=recorded[0])
 
 
 def test_a_success_is_shown_a_later_failure_is_not_and_restore_chooses(team: Team, endpoint: ModelEndpoint) -> None:
