@@ -20,6 +20,7 @@
   var finishedEl = root.querySelector("[data-role=finished]");
   var announcer = root.querySelector("[data-role=announcer]");
   var cancelForm = root.querySelector("[data-role=cancel-form]");
+  var talkBox = root.querySelector("[data-role=talk]");
   var artifactsBox = root.querySelector("[data-role=artifacts]");
   // The whole text of an event's field, for one the server had to cut: ".../events/0/field/".
   var eventFieldUrl = root.getAttribute("data-event-field-url") || "";
@@ -212,6 +213,7 @@
             if (p.usage.steps) stepsEl.textContent = String(p.usage.steps);
           }
           if (cancelForm) cancelForm.hidden = true;
+          if (talkBox) talkBox.hidden = true;  // nobody would read it now: a refine asks for more
           announce("Run " + (STATUS_LABELS[p.status] || p.status).toLowerCase() + ".");
           tick();
           loadArtifacts();
