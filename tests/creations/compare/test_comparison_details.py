@@ -14,7 +14,7 @@ from sandboxes.offline import LABEL_PURPOSE
 from tests.support.artifacts import Output
 from tests.support.comparisons import _comparisons_forgotten, poster_png, text_lines, two_versions  # noqa: F401
 from tests.support.fixtures.accounts import Team
-from tests.support.media_samples import wav_bytes
+from tests.support.media_samples import mp4_bytes, wav_bytes
 
 pytestmark = [
     pytest.mark.docker,
@@ -126,3 +126,27 @@ def test_a_long_diff_is_cut_and_says_so_with_the_whole_counts(team: Team) -> Non
     assert (lines.added, lines.removed) == (30_000, 30_000)
     assert (lines.lines_a, lines.lines_b) == (30_000, 30_000)
     assert 200_000 < len(lines.diff.encode()) <= 256 * 1024
+
+
+def test_videos_get_their_facts_side_by_side_and_their_poster_frames_compared(team: Team) -> None:
+    run_a, run_b = two_versions(
+        workspace=team.workspace,
+        author=team.owner,
+        older=[Output("clip.mp4", mp4_bytes(seconds=2))],
+        newer=[Output("clip.mp4", mp4_bytes(seconds=3))],
+        previews=True,  # the poster frames, made at ingestion
+    )
+    comparison_compute(run_a_id=run_a.pk, run_b_id=run_b.pk)
+    (changed,) = run_comparison(run_a=run_a, run_b=run_b, user=team.member).changed
+    assert changed.detail is not None
+    media = changed.detail.media
+    assert media is not None
+    older, newer = media.a, media.b
+    assert isinstance(older, MediaFacts)
+    assert isinstance(newer, MediaFacts)
+    assert (older.duration, newer.duration) == (2.0, 3.0)
+    assert (older.width, older.height, newer.width, newer.height) == (320, 240, 320, 240)
+    assert older.video_codec == "h264"
+    pixels = changed.detail.pixels
+    assert isinstance(pixels, PixelDiff)
+    assert (pixels.width_b, pixels.height_b) == (320, 240)  # the poster frames' own size
