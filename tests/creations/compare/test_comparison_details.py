@@ -7,7 +7,7 @@ import pytest
 from django.core.files.storage import default_storage
 from PIL import Image
 
-from creations.compare.results import Detail, DetailState, LineDiff, MediaFacts, PixelDiff
+from creations.compare.results import Detail, DetailState, Failed, LineDiff, MediaFacts, PixelDiff
 from creations.compare.selectors import run_comparison
 from creations.compare.services import comparison_compute
 from sandboxes.offline import LABEL_PURPOSE
@@ -150,3 +150,11 @@ def test_videos_get_their_facts_side_by_side_and_their_poster_frames_compared(te
     pixels = changed.detail.pixels
     assert isinstance(pixels, PixelDiff)
     assert (pixels.width_b, pixels.height_b) == (320, 240)  # the poster frames' own size
+
+
+def test_a_picture_no_decoder_reads_gets_a_reason_not_an_error(team: Team) -> None:
+    broken = b"\x89PNG\r\n\x1a\n" + b"\x00\x00\x00\rIHDR" + b"\xff" * 200  # a PNG signature, then garbage
+    detail = compared(team, Output("poster.png", poster_png()), Output("poster.png", broken))
+    assert isinstance(detail.pixels, Failed)
+    assert detail.pixels.error
+    assert not detail.overlay
