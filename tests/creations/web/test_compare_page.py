@@ -109,3 +109,13 @@ def test_the_overlay_is_served_on_the_artifact_origin_to_those_who_see_the_run(
     assert Client().get(path).status_code == 404  # not on the platform's origin
     team.workspace.memberships.filter(user=team.member).delete()  # and not once they have left the workspace
     assert Client().get(path, headers={"host": host}).status_code == 404
+
+
+def test_the_page_stops_looking_for_details_after_a_while(team: Team, client: Client) -> None:
+    run_a, run_b = two_versions(workspace=team.workspace, author=team.owner, older=OLDER, newer=NEWER)
+    url = compare_url(run_a.creation_id, a=run_a.pk, b=run_b.pk)
+    html = signed_in(client, team.member).get(url).content.decode()
+    assert f'hx-get="{url.replace("&", "&amp;")}&amp;look=1"' in html
+    html = client.get(f"{url}&look=90").content.decode()
+    assert "hx-trigger" not in html
+    assert "reload the page to look again" in html
