@@ -14,7 +14,7 @@ from sandboxes.offline import LABEL_PURPOSE
 from tests.support.artifacts import Output
 from tests.support.comparisons import _comparisons_forgotten, poster_png, text_lines, two_versions  # noqa: F401
 from tests.support.fixtures.accounts import Team
-from tests.support.media_samples import mp4_bytes, wav_bytes
+from tests.support.media_samples import map_html_bytes, mp4_bytes, wav_bytes
 
 pytestmark = [
     pytest.mark.docker,
@@ -158,3 +158,23 @@ def test_a_picture_no_decoder_reads_gets_a_reason_not_an_error(team: Team) -> No
     assert isinstance(detail.pixels, Failed)
     assert detail.pixels.error
     assert not detail.overlay
+
+
+def test_a_map_gets_its_source_diff_and_its_screenshots_compared(team: Team) -> None:
+    page = map_html_bytes()
+    run_a, run_b = two_versions(
+        workspace=team.workspace,
+        author=team.owner,
+        older=[Output("map.html", page)],
+        newer=[Output("map.html", page.replace(b"</body>", b"<h1>Tokyo, day 2</h1></body>", 1))],
+        previews=True,  # the screenshots, made at ingestion
+    )
+    comparison_compute(run_a_id=run_a.pk, run_b_id=run_b.pk)
+    (changed,) = run_comparison(run_a=run_a, run_b=run_b, user=team.member).changed
+    assert changed.detail is not None
+    lines = changed.detail.lines
+    assert isinstance(lines, LineDiff)
+    assert next(line for line in lines.diff.splitlines() if "Tokyo, day 2" in line).startswith("+")
+    pixels = changed.detail.pixels
+    assert isinstance(pixels, PixelDiff)
+    assert pixels.changed_pixels > 0  # the heading shows in the screenshot
