@@ -116,10 +116,10 @@ def compare_pixels(path_a: str, path_b: str, *, svg: bool, out: str, overlay_wid
     changed += covered - common[0] * common[1]
     beyond = _beyond(common, older.size) + _beyond(common, newer.size)
     region = _union(region, *beyond)
-    mask = Image.new("L", newer.size, 0)
-    mask.paste(changed_mask.point([0] + [255] * 255), (0, 0))
-    for strip in _beyond(common, newer.size):
-        mask.paste(255, strip)
+    mask = changed_mask.point([0] + [255] * 255)
+    if mask.size != newer.size:
+        mask = Image.new("L", newer.size, 255)  # beyond the common part, all of it changed
+        mask.paste(changed_mask.point([0] + [255] * 255), (0, 0))
     write_overlay(newer, mask, region, out=out, overlay_width=overlay_width)
     return {
         "width_a": older.width,

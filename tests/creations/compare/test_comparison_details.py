@@ -178,3 +178,14 @@ def test_a_map_gets_its_source_diff_and_its_screenshots_compared(team: Team) -> 
     pixels = changed.detail.pixels
     assert isinstance(pixels, PixelDiff)
     assert pixels.changed_pixels > 0  # the heading shows in the screenshot
+
+
+def test_a_resized_picture_counts_what_only_one_version_covers(team: Team) -> None:
+    detail = compared(team, Output("poster.png", poster_png(400, 300)), Output("poster.png", poster_png(400, 320)))
+    pixels = detail.pixels
+    assert isinstance(pixels, PixelDiff)
+    assert pixels.resized
+    assert pixels.total_pixels == 400 * 320
+    assert pixels.changed_pixels >= 400 * 20  # the new strip at the bottom, and the ellipse drawn taller
+    assert pixels.region is not None
+    assert pixels.region[3] == 320
