@@ -88,6 +88,7 @@ def needs_sources(plan: Plan) -> bool:
 class Compared:
     detail: Detail
     overlay: bytes | None
+    seconds: float = 0.0  # what the differ took in the sandbox, by its own clock (for benchmarks)
 
 
 class DifferSession:
@@ -169,7 +170,16 @@ class DifferSession:
                 raise ValueError("the differ left no report, or one too large")
             detail = _detail(json.loads(report.read_bytes()))
             overlay = _overlay(copied.get("overlay.png"))
-        return Compared(detail=detail, overlay=overlay if overlay and detail.pixels else None)
+        return Compared(detail=detail, overlay=overlay if overlay and detail.pixels else None, seconds=_seconds(output))
+
+
+def _seconds(output: bytes) -> float:
+    lines = output[-REPORT_TAIL_BYTES:].decode("utf-8", "replace").strip().splitlines()
+    try:
+        said: Any = json.loads(lines[-1]) if lines else {}
+        return float(said.get("seconds", 0.0)) if isinstance(said, dict) else 0.0
+    except (ValueError, TypeError):
+        return 0.0
 
 
 def _read(field: Any) -> bytes:

@@ -52,7 +52,8 @@ def _on_alarm(signum: int, frame: Any) -> None:
 
 
 def load_picture(path: str, *, svg: bool) -> Any:
-    """The picture as premultiplied RGBA, so two fully transparent pixels are equal whatever colour they hide."""
+    """The picture, decoded: RGB when opaque, else premultiplied RGBA (so two fully transparent pixels
+    are equal whatever colour they hide)."""
     from PIL import Image, ImageOps
 
     Image.MAX_IMAGE_PIXELS = MAX_IMAGE_PIXELS
@@ -61,7 +62,19 @@ def load_picture(path: str, *, svg: bool) -> Any:
     with Image.open(path) as opened:
         opened.load()  # the first frame of animations
         picture = ImageOps.exif_transpose(opened)
+    if picture.mode in ("RGBA", "LA", "PA", "RGBa") or "transparency" in picture.info:
         return picture.convert("RGBA").convert("RGBa")
+    return picture if picture.mode == "RGB" else picture.convert("RGB")
+
+
+def same_mode(older: Any, newer: Any) -> tuple[Any, Any]:
+    """Both opaque: compared as RGB; else both as premultiplied RGBA."""
+    if older.mode == newer.mode:
+        return older, newer
+    return (
+        older if older.mode == "RGBa" else older.convert("RGBA").convert("RGBa"),
+        newer if newer.mode == "RGBa" else newer.convert("RGBA").convert("RGBa"),
+    )
 
 
 def render_svg(path: str) -> str:
@@ -85,15 +98,17 @@ def compare_pixels(path_a: str, path_b: str, *, svg: bool, out: str, overlay_wid
     """How many pixels differ, exactly (no tolerance: an identical rendering gives 0), and where."""
     from PIL import Image, ImageChops
 
-    older, newer = load_picture(path_a, svg=svg), load_picture(path_b, svg=svg)
+    older, newer = same_mode(load_picture(path_a, svg=svg), load_picture(path_b, svg=svg))
     common = (min(older.width, newer.width), min(older.height, newer.height))
     if older.size == newer.size:
         difference = ImageChops.difference(older, newer)
     else:
         box = (0, 0, *common)
         difference = ImageChops.difference(older.crop(box), newer.crop(box))
-    red, green, blue, alpha = difference.split()
-    changed_mask = ImageChops.lighter(ImageChops.lighter(red, green), ImageChops.lighter(blue, alpha))
+    bands = difference.split()
+    changed_mask = bands[0]
+    for band in bands[1:]:  # a pixel changed if any of its channels did
+        changed_mask = ImageChops.lighter(changed_mask, band)
     changed = common[0] * common[1] - changed_mask.histogram()[0]
     region = changed_mask.getbbox()
     # Versions of different sizes: what only one of them covers has changed too, and counts.
@@ -101,10 +116,10 @@ def compare_pixels(path_a: str, path_b: str, *, svg: bool, out: str, overlay_wid
     changed += covered - common[0] * common[1]
     beyond = _beyond(common, older.size) + _beyond(common, newer.size)
     region = _union(region, *beyond)
-    mask = Image.new("L", newer.size, 0)
-    mask.paste(changed_mask.point([0] + [255] * 255), (0, 0))
-    for strip in _beyond(common, newer.size):
-        mask.paste(255, strip)
+    mask = changed_mask.point([0] + [255] * 255)
+    if mask.size != newer.size:
+        mask = Image.new("L", newer.size, 255)  # beyond the common part, all of it changed
+        mask.paste(changed_mask.point([0] + [255] * 255), (0, 0))
     write_overlay(newer, mask, region, out=out, overlay_width=overlay_width)
     return {
         "width_a": older.width,
@@ -152,8 +167,11 @@ def write_overlay(
         newer = newer.resize(size, Image.Resampling.LANCZOS)
         # A box filter keeps a one-pixel change visible: any changed pixel under a target pixel marks it.
         mask = mask.resize(size, Image.Resampling.BOX).point([0] + [255] * 255)
-    background = Image.new("RGBA", size, (255, 255, 255, 255))
-    base = Image.alpha_composite(background, newer.convert("RGBA")).convert("RGB")
+    if newer.mode == "RGB":
+        base = newer
+    else:
+        background = Image.new("RGBA", size, (255, 255, 255, 255))
+        base = Image.alpha_composite(background, newer.convert("RGBA")).convert("RGB")
     tinted = Image.blend(base, Image.new("RGB", size, TINT), 0.55)
     picture = Image.composite(tinted, base, mask)
     if region:

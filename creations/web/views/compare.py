@@ -24,6 +24,9 @@ from creations.models import FINAL_STATUSES, Artifact, Creation, Run
 from creations.web.csp import with_platform_csp
 
 RUN_ID = re.compile(r"[0-9]{1,12}")
+# The page looks again every 2 s while details are being made, for about this many looks: a worker
+# that cannot make them (none running, no sandbox starting) must not keep a tab polling forever.
+MAX_LOOKS = 90
 
 
 @dataclass
@@ -64,6 +67,7 @@ def creation_compare(request: HttpRequest, pk: int) -> HttpResponse:
         else:
             comparison_request(comparison=comparison)
             context.update(_page(comparison, request.user))
+            context.update(_next_look(request, pending=comparison.pending))
     return render(request, "creations/compare.html", context, status=status)
 
 
@@ -109,6 +113,17 @@ def _page(comparison: RunComparison, user: User | AnonymousUser) -> dict[str, ob
         "removed": [view for view in views if view.item.state == "removed"],
         "unchanged": [view for view in views if view.item.state == "unchanged"],
     }
+
+
+def _next_look(request: HttpRequest, *, pending: bool) -> dict[str, object]:
+    """Where the page looks again for details still being made, or that it has given up."""
+    looks = request.GET.get("look", "0")
+    count = int(looks) if RUN_ID.fullmatch(looks) else 0
+    if not pending or count >= MAX_LOOKS:
+        return {"next_look_url": "", "gave_up": pending}
+    query = request.GET.copy()
+    query["look"] = str(count + 1)
+    return {"next_look_url": f"{request.path}?{query.urlencode()}", "gave_up": False}
 
 
 def _diff_lines(diff: str) -> list[DiffLine]:

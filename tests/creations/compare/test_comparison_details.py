@@ -7,14 +7,14 @@ import pytest
 from django.core.files.storage import default_storage
 from PIL import Image
 
-from creations.compare.results import Detail, DetailState, LineDiff, MediaFacts, PixelDiff
+from creations.compare.results import Detail, DetailState, Failed, LineDiff, MediaFacts, PixelDiff
 from creations.compare.selectors import run_comparison
 from creations.compare.services import comparison_compute
 from sandboxes.offline import LABEL_PURPOSE
 from tests.support.artifacts import Output
 from tests.support.comparisons import _comparisons_forgotten, poster_png, text_lines, two_versions  # noqa: F401
 from tests.support.fixtures.accounts import Team
-from tests.support.media_samples import wav_bytes
+from tests.support.media_samples import map_html_bytes, mp4_bytes, wav_bytes
 
 pytestmark = [
     pytest.mark.docker,
@@ -126,3 +126,66 @@ def test_a_long_diff_is_cut_and_says_so_with_the_whole_counts(team: Team) -> Non
     assert (lines.added, lines.removed) == (30_000, 30_000)
     assert (lines.lines_a, lines.lines_b) == (30_000, 30_000)
     assert 200_000 < len(lines.diff.encode()) <= 256 * 1024
+
+
+def test_videos_get_their_facts_side_by_side_and_their_poster_frames_compared(team: Team) -> None:
+    run_a, run_b = two_versions(
+        workspace=team.workspace,
+        author=team.owner,
+        older=[Output("clip.mp4", mp4_bytes(seconds=2))],
+        newer=[Output("clip.mp4", mp4_bytes(seconds=3))],
+        previews=True,  # the poster frames, made at ingestion
+    )
+    comparison_compute(run_a_id=run_a.pk, run_b_id=run_b.pk)
+    (changed,) = run_comparison(run_a=run_a, run_b=run_b, user=team.member).changed
+    assert changed.detail is not None
+    media = changed.detail.media
+    assert media is not None
+    older, newer = media.a, media.b
+    assert isinstance(older, MediaFacts)
+    assert isinstance(newer, MediaFacts)
+    assert (older.duration, newer.duration) == (2.0, 3.0)
+    assert (older.width, older.height, newer.width, newer.height) == (320, 240, 320, 240)
+    assert older.video_codec == "h264"
+    pixels = changed.detail.pixels
+    assert isinstance(pixels, PixelDiff)
+    assert (pixels.width_b, pixels.height_b) == (320, 240)  # the poster frames' own size
+
+
+def test_a_picture_no_decoder_reads_gets_a_reason_not_an_error(team: Team) -> None:
+    broken = b"\x89PNG\r\n\x1a\n" + b"\x00\x00\x00\rIHDR" + b"\xff" * 200  # a PNG signature, then garbage
+    detail = compared(team, Output("poster.png", poster_png()), Output("poster.png", broken))
+    assert isinstance(detail.pixels, Failed)
+    assert detail.pixels.error
+    assert not detail.overlay
+
+
+def test_a_map_gets_its_source_diff_and_its_screenshots_compared(team: Team) -> None:
+    page = map_html_bytes()
+    run_a, run_b = two_versions(
+        workspace=team.workspace,
+        author=team.owner,
+        older=[Output("map.html", page)],
+        newer=[Output("map.html", page.replace(b"</body>", b"<h1>Tokyo, day 2</h1></body>", 1))],
+        previews=True,  # the screenshots, made at ingestion
+    )
+    comparison_compute(run_a_id=run_a.pk, run_b_id=run_b.pk)
+    (changed,) = run_comparison(run_a=run_a, run_b=run_b, user=team.member).changed
+    assert changed.detail is not None
+    lines = changed.detail.lines
+    assert isinstance(lines, LineDiff)
+    assert next(line for line in lines.diff.splitlines() if "Tokyo, day 2" in line).startswith("+")
+    pixels = changed.detail.pixels
+    assert isinstance(pixels, PixelDiff)
+    assert pixels.changed_pixels > 0  # the heading shows in the screenshot
+
+
+def test_a_resized_picture_counts_what_only_one_version_covers(team: Team) -> None:
+    detail = compared(team, Output("poster.png", poster_png(400, 300)), Output("poster.png", poster_png(400, 320)))
+    pixels = detail.pixels
+    assert isinstance(pixels, PixelDiff)
+    assert pixels.resized
+    assert pixels.total_pixels == 400 * 320
+    assert pixels.changed_pixels >= 400 * 20  # the new strip at the bottom, and the ellipse drawn taller
+    assert pixels.region is not None
+    assert pixels.region[3] == 320

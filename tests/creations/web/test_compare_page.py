@@ -4,7 +4,9 @@ import re
 from typing import Any
 
 import pytest
+from django.db import connection
 from django.test import Client
+from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from creations.compare.services import comparison_compute
@@ -109,3 +111,27 @@ def test_the_overlay_is_served_on_the_artifact_origin_to_those_who_see_the_run(
     assert Client().get(path).status_code == 404  # not on the platform's origin
     team.workspace.memberships.filter(user=team.member).delete()  # and not once they have left the workspace
     assert Client().get(path, headers={"host": host}).status_code == 404
+
+
+def test_the_page_stops_looking_for_details_after_a_while(team: Team, client: Client) -> None:
+    run_a, run_b = two_versions(workspace=team.workspace, author=team.owner, older=OLDER, newer=NEWER)
+    url = compare_url(run_a.creation_id, a=run_a.pk, b=run_b.pk)
+    html = signed_in(client, team.member).get(url).content.decode()
+    assert f'hx-get="{url.replace("&", "&amp;")}&amp;look=1"' in html
+    html = client.get(f"{url}&look=90").content.decode()
+    assert "hx-trigger" not in html
+    assert "reload the page to look again" in html
+
+
+def queries_for(team: Team, client: Client, files: int) -> int:
+    older = [Output(f"part-{i}.md", text_lines(5)) for i in range(files)] + [Output("gone.txt", b"x\n")]
+    newer = [Output(f"part-{i}.md", text_lines(5, changed={1: "new"})) for i in range(files)]
+    run_a, run_b = two_versions(workspace=team.workspace, author=team.owner, older=older, newer=newer + OLDER[:1])
+    signed_in(client, team.member)
+    with CaptureQueriesContext(connection) as queries:
+        assert client.get(compare_url(run_a.creation_id, a=run_a.pk, b=run_b.pk)).status_code == 200
+    return len(queries)
+
+
+def test_the_page_makes_as_many_queries_for_30_files_as_for_3(team: Team, client: Client) -> None:
+    assert queries_for(team, client, 3) == queries_for(team, client, 30)
