@@ -413,7 +413,7 @@ RUN_WS_SLOT_STALE_SECONDS = max(15.0, 3 * RUN_WS_POLL_SECONDS)  # a socket not s
 RUN_BRIEF_MAX_CHARS = env.int("RUN_BRIEF_MAX_CHARS", default=20_000, validate=Range(min=100))
 RUN_INPUT_MAX_FILES = env.int("RUN_INPUT_MAX_FILES", default=20, validate=Range(min=0))
 RUN_INPUT_MAX_BYTES = env.int("RUN_INPUT_MAX_BYTES", default=100 * 1024 * 1024, validate=Range(min=1))  # all files
-# A version's whole /testbed, compressed, kept for the next version to start from; a tree
+# A version's whole /testbed, compressed (zstd), kept for the next version to start from; a tree
 # over this keeps output/ only (and says so). Counted in the workspace's storage quota.
 RUN_SNAPSHOT_MAX_BYTES = env.int("RUN_SNAPSHOT_MAX_BYTES", default=256 * 1024 * 1024, validate=Range(min=1024))
 RUN_INSTRUCTION_MAX_CHARS = env.int("RUN_INSTRUCTION_MAX_CHARS", default=4000, validate=Range(min=100))

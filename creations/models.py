@@ -222,7 +222,7 @@ class RunEvent(models.Model):
 
 
 def snapshot_upload_to(instance: "RunSnapshot", filename: str) -> str:
-    return f"snapshots/{instance.workspace_id}/{instance.run_id}/{uuid.uuid4().hex}.tar.gz"
+    return f"snapshots/{instance.workspace_id}/{instance.run_id}/{uuid.uuid4().hex}.tar.zst"
 
 
 class RunSnapshot(models.Model):

@@ -419,7 +419,7 @@ class DockerSandbox:
 
     def restore_snapshot(self, source: ByteSource, *, size: int) -> None:
         """Unpack a snapshot (save_snapshot's archive, `size` bytes) into /testbed."""
-        argv = ["sh", "-c", program_text("testbed_restore.sh"), "testbed-restore"]
+        argv = ["bash", "-c", program_text("testbed_restore.sh"), "testbed-restore"]
         with self._in_use():
             conn = ExecConnection.open(self._api, self.container_id, argv, stdin=True)
             code, messages = files.send_stream(

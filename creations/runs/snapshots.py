@@ -38,7 +38,7 @@ def snapshot_save(*, run: Run, session: SandboxSession) -> RunSnapshot | str:
         snapshot = RunSnapshot(
             run=run, workspace_id=run.creation.workspace_id, size=report.size, left_out=report.left_out
         )
-        snapshot.file.save("testbed.tar.gz", File(spool), save=False)
+        snapshot.file.save("testbed.tar.zst", File(spool), save=False)
     snapshot.save()
     return snapshot
 

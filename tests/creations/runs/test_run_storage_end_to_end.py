@@ -20,7 +20,8 @@ from atelier_cli.api_client import ApiClient
 from atelier_cli.credentials import Credentials
 from atelier_cli.downloads import ArtifactDownloader
 from creations.artifacts.origin import grant_sign
-from creations.models import Artifact, RunStatus
+from creations.models import Artifact, RunSnapshot, RunStatus
+from creations.runs.services import creation_delete, run_refine
 from tests.support.api import token_for
 from tests.support.fixtures.accounts import Team
 from tests.support.fixtures.runs import AtelierServer, atelier_server_running
@@ -152,3 +153,17 @@ def test_a_run_looks_and_downloads_the_same_on_local_and_s3_storage(
     assert downloaded["stops.csv"] == STOPS
     assert downloaded["notes.md"].decode() == NOTES
     assert downloaded["map.html"] == PAGE
+
+    # The version's whole /testbed is kept in the same storage, the next version starts from it
+    # there, and deleting the creation removes every snapshot with the rest.
+    def kept(name: str) -> bool:
+        return name in s3.names() if s3 is not None else (stack.media_root / name).is_file()
+
+    v2 = wait_for_final(run_refine(run=run, user=team.member, instruction="again"), logs=stack.logs, timeout=180)
+    assert v2.status == RunStatus.SUCCEEDED, v2.reason
+    assert set(Artifact.objects.filter(run=v2).values_list("path", flat=True)) == set(EXPECTED)  # v1's, restored
+    snapshots = [str(s.file.name) for s in RunSnapshot.objects.filter(run__creation=run.creation)]
+    assert len(snapshots) == 2
+    assert all(kept(name) for name in snapshots)
+    creation_delete(creation=run.creation, user=team.member)
+    assert not any(kept(name) for name in snapshots)
