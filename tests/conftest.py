@@ -9,6 +9,7 @@ import pytest
 from tests.support import IN_CI
 
 pytest_plugins = [
+    "tests.support.markers",  # docker, stack and browser markers from the fixtures a test uses
     "tests.support.fixtures.accounts",
     # --- plugins added by other areas below (sandbox, model, runs, browser) ---
     "tests.support.fixtures.model",  # agent area: the scripted OpenAI-compatible server
