@@ -19,6 +19,7 @@ pytest_plugins = [
     "tests.support.fixtures.redis",  # a Redis server of a test's own
     "tests.support.fixtures.s3",  # storage: a real S3-compatible server (SeaweedFS)
     "tests.support.fixtures.docker_engine",  # a second Docker + gVisor engine: a stand-in for a second worker host
+    "tests.support.fixtures.workers",  # under pytest-xdist, a Redis server of each worker's own
 ]
 
 
