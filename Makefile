@@ -56,8 +56,12 @@ lint: venv
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/lint-imports --no-cache
 
+# mypy's cache outside the checkout: it is checked against the files' contents, so any checkout may use
+# it, and a fresh clone type-checks in seconds instead of about 40.
+MYPY_CACHE_DIR ?= $(HOME)/.cache/atelier-mypy
+
 typecheck: venv
-	$(VENV)/bin/mypy .
+	MYPY_CACHE_DIR=$(MYPY_CACHE_DIR) $(VENV)/bin/mypy .
 
 pytest: venv
 	DATABASE_URL=$(TEST_DATABASE_URL) $(VENV)/bin/pytest $(PYTEST_ARGS)
