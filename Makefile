@@ -8,13 +8,19 @@ PY := $(VENV)/bin/python
 # System parts, installed and started by platform/dev/install-system.sh (one place).
 RUN_SYSTEM := redis docker
 TEST_SYSTEM := postgres redis docker media browser
+FAST_TEST_SYSTEM := postgres redis media
 TEST_DATABASE_URL ?= postgres://atelier:atelier@127.0.0.1:5432/atelier
+# The tests that start no Docker engine, stack or browser (markers from their fixtures:
+# tests/support/markers.py), in parallel: pytest-xdist workers, each with a database and a Redis of its own.
+FAST_TESTS := not docker and not stack and not browser
+TEST_WORKERS ?= auto
 
-.PHONY: help run test lint typecheck pytest venv system-run system-test sandbox-image platform-image bench bench-reference clean
+.PHONY: help run test test-fast lint typecheck pytest pytest-fast pytest-rest venv system-run system-test system-test-fast sandbox-image platform-image bench bench-reference clean
 
 help:
 	@echo "make run    - install what is missing, then serve Atelier at http://localhost:8000"
 	@echo "make test   - install what is missing, then ruff, mypy and pytest (PostgreSQL, Redis, gVisor, Chromium)"
+	@echo "make test-fast - the inner loop: the tests that need only PostgreSQL and Redis, in parallel"
 	@echo "make bench  - run the benchmarks in bench/"
 	@echo "make platform-image - the production images for docker-compose.yml (platform/README.md)"
 	@echo "make lint   - ruff, and the import contracts in pyproject.toml (which way imports may run)"
@@ -32,6 +38,9 @@ system-run:
 system-test:
 	bash platform/dev/install-system.sh $(TEST_SYSTEM)
 
+system-test-fast:
+	bash platform/dev/install-system.sh $(FAST_TEST_SYSTEM)
+
 # The sandbox image is tagged by a hash of its inputs: a no-op when up to date.
 sandbox-image: venv
 	DEBUG=true $(PY) manage.py build_sandbox_image --offline
@@ -47,13 +56,28 @@ lint: venv
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/lint-imports --no-cache
 
+# mypy's cache outside the checkout: it is checked against the files' contents, so any checkout may use
+# it, and a fresh clone type-checks in seconds instead of about 40.
+MYPY_CACHE_DIR ?= $(HOME)/.cache/atelier-mypy
+
 typecheck: venv
-	$(VENV)/bin/mypy .
+	MYPY_CACHE_DIR=$(MYPY_CACHE_DIR) $(VENV)/bin/mypy .
 
 pytest: venv
 	DATABASE_URL=$(TEST_DATABASE_URL) $(VENV)/bin/pytest $(PYTEST_ARGS)
 
-test: venv system-test sandbox-image lint typecheck pytest
+# The suite in two parts, each printing its 30 slowest tests: the fast tests in parallel, then those that
+# start gVisor, a stack or Chromium one at a time (they share the session's stack, and their timings
+# assume the machine is theirs).
+pytest-fast: venv
+	DATABASE_URL=$(TEST_DATABASE_URL) $(VENV)/bin/pytest -n $(TEST_WORKERS) -m "$(FAST_TESTS)" --durations=30 $(PYTEST_ARGS)
+
+pytest-rest: venv
+	DATABASE_URL=$(TEST_DATABASE_URL) $(VENV)/bin/pytest -m "not ($(FAST_TESTS))" --durations=30 $(PYTEST_ARGS)
+
+test: venv system-test sandbox-image lint typecheck pytest-fast pytest-rest
+
+test-fast: venv system-test-fast pytest-fast
 
 # The reference `llm-in-sandbox` CLI that bench/agent.py compares with, in a virtualenv of its own.
 REFERENCE_VENV := bench/.venv-reference

@@ -9,6 +9,7 @@ import pytest
 from tests.support import IN_CI
 
 pytest_plugins = [
+    "tests.support.markers",  # docker, stack and browser markers from the fixtures a test uses
     "tests.support.fixtures.accounts",
     # --- plugins added by other areas below (sandbox, model, runs, browser) ---
     "tests.support.fixtures.model",  # agent area: the scripted OpenAI-compatible server
@@ -18,6 +19,7 @@ pytest_plugins = [
     "tests.support.fixtures.redis",  # a Redis server of a test's own
     "tests.support.fixtures.s3",  # storage: a real S3-compatible server (SeaweedFS)
     "tests.support.fixtures.docker_engine",  # a second Docker + gVisor engine: a stand-in for a second worker host
+    "tests.support.fixtures.workers",  # under pytest-xdist, a Redis server of each worker's own
 ]
 
 

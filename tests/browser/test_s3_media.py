@@ -6,7 +6,8 @@ redirected loads through, and an artifact page still cannot load anything else o
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -16,7 +17,7 @@ from tests.browser.test_renderers import SEEK_VIDEO
 from tests.support.artifacts import Output, finished_run
 from tests.support.fixtures.accounts import PASSWORD, Team
 from tests.support.fixtures.browser import IMAGE_WIDTH, Web
-from tests.support.fixtures.runs import atelier_server_running
+from tests.support.fixtures.runs import AtelierServer
 from tests.support.fixtures.s3 import BUCKET, S3Server, storage_env, use_s3_storage
 from tests.support.media_samples import mp4_bytes, png_bytes
 
@@ -28,14 +29,18 @@ pytestmark = [pytest.mark.browser, pytest.mark.services, pytest.mark.django_db(t
 
 @pytest.fixture
 def web_on_s3(
-    browser: Browser, s3_server: S3Server, settings: Any, tmp_path_factory: pytest.TempPathFactory
+    browser: Browser,
+    s3_server: S3Server,
+    start_stack: Callable[..., AbstractContextManager[AtelierServer]],
+    settings: Any,
+    tmp_path_factory: pytest.TempPathFactory,
 ) -> Iterator[Web]:
     """A stack of its own on S3 (redirects on, as by default), seen from a browser; files this
     process stores go to the same bucket and location."""
     location = f"browser-{time.monotonic_ns()}"
     use_s3_storage(settings, s3_server, location)
     env = storage_env(s3_server, location)
-    with atelier_server_running(tmp_path_factory.mktemp("s3-browser"), env_overrides=env) as stack:
+    with start_stack(tmp_path_factory.mktemp("s3-browser"), env_overrides=env) as stack:
         platform, artifacts = f"http://localhost:{stack.port}", f"http://127.0.0.1:{stack.port}"
         settings.SITE_URL, settings.ARTIFACT_ORIGIN = platform, artifacts
         context = browser.new_context(viewport={"width": 1280, "height": 900})

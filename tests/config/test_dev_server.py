@@ -15,6 +15,9 @@ import pytest
 from tests.support import free_port, has_executable, port_open, require
 from tests.support.fixtures.runs import RedisServer
 
+# `make run`'s own stack, started without `start_stack`: marked by hand (tests/support/markers.py).
+pytestmark = pytest.mark.stack
+
 ROOT = Path(__file__).resolve().parents[2]
 START_TIMEOUT = 120.0
 

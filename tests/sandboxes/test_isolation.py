@@ -7,7 +7,7 @@ import pytest
 
 from tests.support.sandboxes import start_with
 
-pytestmark = pytest.mark.timeout(300)
+pytestmark = [pytest.mark.timeout(300), pytest.mark.usefixtures("sandbox_image")]  # start_with() starts sandboxes
 
 
 def test_commands_run_as_a_non_root_user_with_no_capabilities_and_no_docker_socket(shared_sandbox):

@@ -7,7 +7,7 @@ import pytest
 from sandboxes.docker_runtime import DockerSandbox, ExecOutputTooLarge
 from tests.support.sandboxes import run_measured, start_with
 
-pytestmark = pytest.mark.timeout(300)
+pytestmark = [pytest.mark.timeout(300), pytest.mark.usefixtures("sandbox_image")]  # start_with() starts sandboxes
 
 MEMORY_HOG = "python3 -c 'a = [bytearray(10**8) for _ in range(400)]'"
 

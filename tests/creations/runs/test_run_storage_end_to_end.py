@@ -8,7 +8,8 @@ from __future__ import annotations
 import hashlib
 import io
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +25,7 @@ from creations.models import Artifact, RunSnapshot, RunStatus
 from creations.runs.services import creation_delete, run_refine
 from tests.support.api import token_for
 from tests.support.fixtures.accounts import Team
-from tests.support.fixtures.runs import AtelierServer, atelier_server_running
+from tests.support.fixtures.runs import AtelierServer
 from tests.support.fixtures.s3 import S3Server, storage_env, use_s3_storage
 from tests.support.runs import scripted_endpoint, submit, wait_for_final
 from tests.support.scripted_model import ScriptedModel, bash, call, reply
@@ -63,7 +64,12 @@ def storage(request: pytest.FixtureRequest) -> str:
 
 @pytest.fixture
 def stack(
-    storage: str, request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, settings: Any
+    storage: str,
+    atelier_server: AtelierServer,
+    start_stack: Callable[..., AbstractContextManager[AtelierServer]],
+    request: pytest.FixtureRequest,
+    tmp_path_factory: pytest.TempPathFactory,
+    settings: Any,
 ) -> Iterator[AtelierServer]:
     """The session's stack (local storage), or one of the same on S3, under a location of its own;
     this process then reads and writes the same storage."""
@@ -75,15 +81,12 @@ def stack(
     use_s3_storage(settings, s3, location)
     # Both stacks share the test database: the session's worker, woken by its own reaper,
     # could take this stack's queued run and store its files locally. It rests meanwhile.
-    session: AtelierServer = request.getfixturevalue("atelier_server")
-    session.worker.stop()
+    atelier_server.worker.stop()
     try:
-        with atelier_server_running(
-            tmp_path_factory.mktemp("s3-stack"), env_overrides=storage_env(s3, location)
-        ) as server:
+        with start_stack(tmp_path_factory.mktemp("s3-stack"), env_overrides=storage_env(s3, location)) as server:
             yield server
     finally:
-        session.ensure_worker()
+        atelier_server.ensure_worker()
 
 
 def stored_in(storage: str, artifact: Artifact, stack: AtelierServer, s3: S3Server | None) -> set[str]:
