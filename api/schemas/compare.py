@@ -10,7 +10,7 @@ FileStateName = Literal["added", "removed", "changed", "unchanged"]
 DetailStateName = Literal["ready", "pending", "none", "unavailable"]
 
 
-class VersionOut(Schema):
+class ComparedFileOut(Schema):
     artifact_id: int
     kind: str
     size: int
@@ -65,8 +65,8 @@ class FileOut(Schema):
     path: str
     state: FileStateName
     kind: str
-    a: VersionOut | None = Field(description="In the run compared from; null: added")
-    b: VersionOut | None = Field(description="In the run compared to; null: removed")
+    a: ComparedFileOut | None = Field(description="In the run compared from; null: added")
+    b: ComparedFileOut | None = Field(description="In the run compared to; null: removed")
     detail_state: DetailStateName = Field(description="For changed files: `pending` while a sandbox works it out")
     note: str
     pixels: PixelsOut | None = None
