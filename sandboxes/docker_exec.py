@@ -108,14 +108,17 @@ class ExecConnection:
                 raise TimeoutError("exec did not finish in time")
             yield frame
 
-    def exit_code(self) -> int | None:
-        for _ in range(50):  # the exit code lands shortly after the output ends
+    def exit_code(self, *, wait_seconds: float = 0.5) -> int | None:
+        """The process's exit code once Docker has it; None if it still runs after `wait_seconds`."""
+        deadline = time.monotonic() + wait_seconds
+        while True:  # the exit code lands shortly after the output ends
             info = self._api.exec_inspect(self.exec_id)
             if not info.get("Running"):
                 code = info.get("ExitCode")
                 return int(code) if code is not None else None
+            if time.monotonic() >= deadline:
+                return None
             time.sleep(0.01)
-        return None
 
     def pid(self) -> int | None:
         info = self._api.exec_inspect(self.exec_id)

@@ -36,6 +36,7 @@ STOP_WAIT_SECONDS = 30.0  # how long a second stop() waits for the first to remo
 # exec() runs helpers whose replies are small (the editor's is JSON of at most 16,000
 # characters): reading stops past this, so nothing in the sandbox can fill the worker's memory.
 EXEC_OUTPUT_MAX_BYTES = 1024 * 1024
+SNAPSHOT_EXIT_WAIT_SECONDS = 10.0
 
 LABEL_SANDBOX = "atelier.sandbox"
 LABEL_RUN_ID = "atelier.run_id"
@@ -409,7 +410,8 @@ class DockerSandbox:
                     conn.close()
             if received is None:
                 continue
-            code = conn.exit_code()
+            # A busy machine can be slow to report a finished exec: a snapshot is worth the wait.
+            code = conn.exit_code(wait_seconds=SNAPSHOT_EXIT_WAIT_SECONDS)
             if code != 0:
                 raise SandboxError(f"archiving /testbed failed (exit {code}): {received.messages.strip()[:300]}")
             whole, testbed_bytes = snapshots.parse_scope(received.messages)
@@ -423,7 +425,10 @@ class DockerSandbox:
         with self._in_use():
             conn = ExecConnection.open(self._api, self.container_id, argv, stdin=True)
             code, messages = files.send_stream(
-                conn, snapshots.file_chunks(source), timeout=snapshots.transfer_timeout(size)
+                conn,
+                snapshots.file_chunks(source),
+                timeout=snapshots.transfer_timeout(size),
+                exit_wait=SNAPSHOT_EXIT_WAIT_SECONDS,
             )
         if code != 0:
             raise SandboxError(f"restoring the previous version's files failed (exit {code}): {messages.strip()}")

@@ -78,7 +78,7 @@ def write_files(conn: ExecConnection, archive: bytes, timeout: float) -> tuple[i
 
 
 def send_stream(
-    conn: ExecConnection, chunks: Iterable[bytes | memoryview], timeout: float
+    conn: ExecConnection, chunks: Iterable[bytes | memoryview], timeout: float, *, exit_wait: float = 0.5
 ) -> tuple[int | None, str]:
     """Send `chunks` to an exec's stdin, close it and wait for the process; (exit code, last messages)."""
     try:
@@ -90,7 +90,7 @@ def send_stream(
             messages = (messages + payload)[-2000:]  # only the last words are reported: keep no more
     finally:
         conn.close()
-    return conn.exit_code(), messages.decode("utf-8", "replace")
+    return conn.exit_code(wait_seconds=exit_wait), messages.decode("utf-8", "replace")
 
 
 class _ExecStdoutReader(io.RawIOBase):
