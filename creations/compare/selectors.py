@@ -35,7 +35,7 @@ def run_comparison(*, run_a: Run, run_b: Run, user: AnyUser) -> RunComparison:
         )
     for run in (run_a, run_b):
         if not run.is_final:
-            raise ValidationError(f"Run {run.pk} has not finished yet; compare it once it has.")
+            raise ValidationError(f"v{run.version} has not finished yet; compare it once it has.")
     comparison = comparison_files(run_a=run_a, run_b=run_b)
     for item in comparison.changed:
         _attach_detail(item)

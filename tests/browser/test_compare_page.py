@@ -46,7 +46,7 @@ def test_two_versions_side_by_side_with_what_changed(web: Web, team: Team) -> No
     page.goto(f"{web.platform}/creations/{run_a.creation_id}/compare/")
 
     summary = page.locator('[data-role="compare-summary"]')
-    expect(summary).to_contain_text(f"Run {run_a.pk} → run {run_b.pk}")
+    expect(summary).to_contain_text(f"v{run_a.version} → v{run_b.version}")
     expect(summary).to_contain_text("1 added")
     expect(summary).to_contain_text("1 removed")
     expect(summary).to_contain_text("2 changed")

@@ -49,7 +49,7 @@ class FileView:
 def creation_compare(request: HttpRequest, pk: int) -> HttpResponse:
     viewing = creation_for_viewer_or_404(pk=pk, user=request.user)
     creation = viewing.creation
-    versions = list(creation.runs.filter(status__in=FINAL_STATUSES).order_by("created_at"))
+    versions = list(creation.runs.select_related("started_by").filter(status__in=FINAL_STATUSES).order_by("created_at"))
     context: dict[str, object] = {
         "creation": creation,
         "workspace": creation.workspace if viewing.is_member else None,

@@ -49,7 +49,7 @@ def test_the_page_lists_added_removed_and_changed_files_while_details_are_made(t
 def test_without_a_choice_the_two_latest_runs_are_compared(team: Team, client: Client) -> None:
     run_a, run_b = two_versions(workspace=team.workspace, author=team.owner, older=OLDER, newer=NEWER)
     html = signed_in(client, team.member).get(compare_url(run_a.creation_id)).content.decode()
-    assert f"Run {run_a.pk} → run {run_b.pk}" in html
+    assert f"v{run_a.version} → v{run_b.version}" in html
     assert f'<option value="{run_b.pk}" selected>' in html
 
 
