@@ -13,7 +13,12 @@ from tests.support.fixtures.accounts import PASSWORD, Team
 from tests.support.fixtures.browser import IMAGE_WIDTH, Web
 from tests.support.media_samples import map_html_bytes, midi_bytes, mp4_bytes, pdf_bytes, png_bytes, wav_bytes
 
-pytestmark = [pytest.mark.browser, pytest.mark.services, pytest.mark.django_db(transaction=True)]
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.services,
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.usefixtures("sandbox_image"),  # previews are made in a preview sandbox
+]
 
 SVG = b'<svg xmlns="http://www.w3.org/2000/svg" width="240" height="120"><rect width="240" height="120" fill="#ffca28"/><circle cx="60" cy="60" r="40" fill="#3d5afe"/></svg>'
 MARKDOWN = b"# Report\n\nSales went **up**.\n\n| Quarter | Sales |\n|---|---|\n| Q1 | 12 |\n| Q2 | 19 |\n\n![chart](poster.png)\n"

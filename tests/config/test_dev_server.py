@@ -29,9 +29,11 @@ class DevServer:
     log: Path
 
 
-@pytest.fixture
-def dev_server(tmp_path: Path) -> Iterator[DevServer]:
-    """`platform/dev/run.sh` as a newcomer starts it, with its state in a temporary folder."""
+@pytest.fixture(scope="module")
+def dev_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DevServer]:
+    """`platform/dev/run.sh` as a newcomer starts it, with its state in a temporary folder; one for
+    the module, whose tests only look at it."""
+    tmp_path = tmp_path_factory.mktemp("dev-server")
     require(has_executable("redis-server"), "redis-server (the Debian package redis-server)")
     require((ROOT / ".venv" / "bin" / "daphne").exists(), "the project's virtualenv (make venv)")
     redis = RedisServer(tmp_path)

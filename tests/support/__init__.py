@@ -4,7 +4,9 @@
 - `fixtures/`: pytest plugins (registered in tests/conftest.py): `accounts` (the team: owner,
   member, viewer, outsider), `model` (the scripted model server), `sandbox` (the image, a real
   gVisor sandbox), `runs` (a real Celery worker, beat and daphne: `run_stack`), `browser`
-  (headless Chromium against that stack).
+  (headless Chromium against that stack), `workers` (under pytest-xdist, a Redis of each worker's own).
+- `markers`: the `docker`, `stack` and `browser` markers, applied from the fixtures a test uses
+  (`make test-fast` runs the tests that have none of them).
 - `scripted_model`: an OpenAI-compatible HTTP server that plays a script of replies.
 - `runs`: submitting a run and waiting for it; `wsclient`: watching a run's websocket.
 - `artifacts`: finished runs with real files; `media_samples`: small real media and hostile files.

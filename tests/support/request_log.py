@@ -37,7 +37,7 @@ class RequestLog:
             self.url = self.url.replace("http://", "https://")
 
     def __enter__(self) -> "RequestLog":
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
         return self
 
     def __exit__(self, *exc: type[BaseException] | BaseException | TracebackType | None) -> None:

@@ -95,7 +95,10 @@ class ScriptedModel:
         if self.tls is not None:
             self._server.socket = self.tls.wrap_socket(self._server.socket, server_side=True)
         self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, name="scripted-model", daemon=True)
+        # It looks for shutdown() every poll_interval: the default 0.5 s would end each test half a second late.
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, name="scripted-model", daemon=True
+        )
         self._thread.start()
         return self
 
