@@ -172,7 +172,7 @@ def test_a_team_shares_a_workspace_its_model_and_what_a_colleague_made(
     viewer.wait_for_url(f"**/w/{slug}/")
     expect(viewer.get_by_role("status")).to_contain_text("Welcome to Atelier Studio.")
     expect(viewer.locator(".page-head .badge")).to_have_text("Viewer")
-    expect(viewer.get_by_role("link", name="New creation")).to_have_count(0)
+    expect(viewer.get_by_role("link", name="New creation", exact=True)).to_have_count(0)
     expect(viewer.get_by_role("link", name="Make something")).to_have_count(0)
     recent = viewer.get_by_role("region", name="Recent runs")
     expect(recent.get_by_role("listitem").filter(has_text=TITLE)).to_contain_text("Succeeded")
@@ -180,7 +180,7 @@ def test_a_team_shares_a_workspace_its_model_and_what_a_colleague_made(
 
     nav(viewer).get_by_role("link", name="Gallery", exact=True).click()
     expect(viewer.locator(".gallery-grid")).to_contain_text("hello.txt")
-    expect(viewer.get_by_role("link", name="New creation")).to_have_count(0)
+    expect(viewer.get_by_role("link", name="New creation", exact=True)).to_have_count(0)
 
     nav(viewer).get_by_role("link", name="Dashboard", exact=True).click()
     viewer.get_by_role("link", name=TITLE).click()
@@ -189,7 +189,7 @@ def test_a_team_shares_a_workspace_its_model_and_what_a_colleague_made(
     expect(viewer.locator("article.artifact")).to_contain_text(GREETING)
     expect(viewer.get_by_role("button", name="Run again")).to_have_count(0)
     expect(viewer.get_by_role("heading", name="Fork with an edited brief")).to_have_count(0)
-    expect(viewer.get_by_role("link", name="New creation")).to_have_count(0)
+    expect(viewer.get_by_role("link", name="New creation", exact=True)).to_have_count(0)
     web.shot(viewer, "team-viewer")
 
     # Typing the address of the form shows why there is none, not a form that would fail.

@@ -326,7 +326,9 @@ def test_a_run_that_fails_emits_every_kind_each_as_its_schema_says(
             http_error(400, "The request was refused."),
         ],
     )
-    run = wait_for_final(submit(team, endpoint, brief="print a lot"), logs=run_stack.logs)
+    queued = submit(team, endpoint, brief="print a lot")
+    run_message_send(run=queued, user=team.member, text="Print it all, please.")  # read at step 1
+    run = wait_for_final(queued, logs=run_stack.logs)
     assert run.status == RunStatus.FAILED, run.reason
 
     events = verify_events(run, must_emit=EVENT_KINDS)
