@@ -62,6 +62,7 @@ _OUT_OF_MEMORY = re.compile(
     r"MemoryError|Cannot allocate memory|bad_alloc|out of memory|memory exhausted|cannot allocate", re.IGNORECASE
 )
 _SIGKILL_EXIT = 137
+_SETTLE_SECONDS = 10.0
 
 
 class ShellUnavailable(RuntimeError):
@@ -302,6 +303,8 @@ class PersistentShell:
             )
         elif not (timed_out or shell_died) and _ran_out_of_memory(framer.status, collector):
             output += self._out_of_memory_note()
+        if (timed_out or clipped) and not shell_died:
+            self._settle()
         if timed_out and not shell_died:
             output += (
                 f"\n[The command timed out after {timeout:g} s and was stopped. "
@@ -366,6 +369,22 @@ class PersistentShell:
                 helper.close()
         except Exception:  # a failed kill escalates to a shell restart
             logger.debug("sandbox helper %s failed", argv[:2], exc_info=True)
+
+    def _settle(self) -> None:
+        """Let the shell report the jobs a stop killed, and drop what it says (it is no command's output)."""
+        assert self._conn is not None
+        token = secrets.token_hex(8)
+        framer = _Framer(token)
+        try:
+            self._conn.send(f"__atl_settle {token}\n".encode())
+            deadline = time.monotonic() + _SETTLE_SECONDS
+            while not framer.done:
+                frame = self._conn.read_frame(deadline)
+                if frame is None:
+                    return
+                framer.feed(frame[1].decode("utf-8", "replace"))
+        except (ExecClosed, OSError):
+            return
 
     def _save_output(self) -> str | None:
         """Copy the command's whole output (the tee log) to a numbered file."""

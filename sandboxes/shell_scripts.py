@@ -83,6 +83,18 @@ __atl_sweep() {
 }
 # How many processes the sandbox has (-1: cannot tell, say the agent turned globbing off).
 __atl_count() { __atl_p=(/proc/[0-9]*); if [ -e "$__atl_p" ]; then __atl_n=${#__atl_p[@]}; else __atl_n=-1; fi; }
+# After a command was stopped: bash tells of the jobs it reaps ("Killed sleep 60") when it next
+# runs something, so this runs next, for up to 300 ms while the killed jobs end, and what it
+# prints is dropped instead of landing in the next command's output. Builtins only.
+__atl_settle() {
+  local __atl_s __atl_r
+  read -r __atl_s _ </proc/uptime
+  __atl_s=$(( 10#${__atl_s/./} + 30 ))
+  while read -r __atl_r _ </proc/uptime && (( 10#${__atl_r/./} < __atl_s )); do
+    jobs -n >/dev/null  # reaps and reports what ended
+  done
+  printf '\n\036__ATL_%s:0\n' "$1"
+}
 __atl_save() {
   grep -av $'^\036__ATL_' @OUTPUT_LOG@ | sed '${/^$/d}' >"$1" 2>/dev/null
   __atl_rc=$?
