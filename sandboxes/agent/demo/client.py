@@ -4,7 +4,7 @@ It answers like a real endpoint (streamed text, tool calls, estimated usage),
 so the sandbox, events, artifacts and UI all do their real work; only the
 model's choices are recorded. Given a follow-up, it plays that recording (a
 showcase's second version) instead of the showcase's own. The step it plays
-is the number of assistant turns already in the conversation, so a retried
+is the number of assistant turns this run has already taken, so a retried
 request replays the same step.
 """
 
@@ -47,7 +47,7 @@ class DemoModelClient:
         on_reasoning: TextSink,
         cancel: threading.Event | None = None,
     ) -> ModelReply:
-        index = sum(1 for message in messages if message.get("role") == "assistant")
+        index = _turns_taken(messages)
         steps = self.trajectory.steps if self.follow_up is None else self.follow_up.steps
         if index < len(steps):
             text, calls = steps[index].text, steps[index].calls
@@ -71,3 +71,14 @@ class DemoModelClient:
             usage=usage,
             finish_reason="tool_calls" if tool_calls else "stop",
         )
+
+
+def _turns_taken(messages: list[dict[str, Any]]) -> int:
+    """The assistant turns of this run. A refine's conversation starts with the earlier versions
+    (each a request and the agent's summary): those are not this run's, so counting starts after
+    this run's task, the last user message before the first tool call."""
+    first_call = next(
+        (i for i, m in enumerate(messages) if m.get("role") == "assistant" and m.get("tool_calls")), len(messages)
+    )
+    task = max((i for i, m in enumerate(messages[:first_call]) if m.get("role") == "user"), default=-1)
+    return sum(1 for message in messages[task + 1 :] if message.get("role") == "assistant")

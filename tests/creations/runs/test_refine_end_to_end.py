@@ -6,18 +6,21 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import httpx
 import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
 from creations.models import Artifact, Creation, RunEvent, RunSnapshot, RunStatus
 from creations.runs.messages import run_message_send
-from creations.runs.services import creation_delete, run_refine
+from creations.runs.services import creation_delete, creation_submit, run_refine
 from creations.usage.selectors import workspace_storage_bytes
+from sandboxes.agent import SHOWCASE_BRIEFS, demo_follow_ups
 from tests.support.fixtures.accounts import Team
 from tests.support.fixtures.runs import AtelierServer
 from tests.support.runs import held_until, scripted_endpoint, submit, wait_for_final, wait_until
@@ -200,3 +203,25 @@ def test_a_version_over_the_snapshot_bound_keeps_its_output_and_says_what_was_le
     assert "scratch.bin" not in listing
     request = json.dumps(conversations_for(scripted_model, "again")[0]["messages"])
     assert "Only output/ was kept" in request
+
+
+def test_a_newcomer_refines_the_demo_poster_with_its_recorded_follow_up(
+    run_stack: AtelierServer, sandbox_image: str, team: Team
+) -> None:
+    """No key: the demo model makes the showcase poster, then replays its recorded follow-up on
+    those very files (restored from the snapshot), and the title really grows."""
+    showcase = next(entry for entry in SHOWCASE_BRIEFS if entry["kind"] == "poster")
+    uploads = [SimpleUploadedFile(name, data) for name, data in showcase.get("inputs", {}).items()]
+    v1 = creation_submit(workspace=team.workspace, author=team.member, brief=showcase["brief"], files=uploads)
+    v1 = wait_for_final(v1, logs=run_stack.logs, timeout=180)
+    assert v1.status == RunStatus.SUCCEEDED, v1.reason
+    (follow_up,) = demo_follow_ups(showcase["brief"])
+    v2 = wait_for_final(run_refine(run=v1, user=team.member, instruction=follow_up), logs=run_stack.logs, timeout=180)
+    assert v2.status == RunStatus.SUCCEEDED, v2.reason
+
+    def title_size(run_id: int) -> float:
+        svg = poster_of(run_id).decode()
+        return max(float(size) for size in re.findall(r'font-size="([\d.]+)"[^>]*>(?:Northwind|DevConf)', svg))
+
+    assert title_size(v2.pk) > title_size(v1.pk)
+    assert "ls" in RunEvent.objects.filter(run=v2, kind="tool_call").order_by("seq")[0].payload["arguments"]["command"]

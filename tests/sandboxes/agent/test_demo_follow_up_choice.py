@@ -3,6 +3,8 @@ it refuses any other, before anything is queued."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from sandboxes.agent import SHOWCASE_BRIEFS, demo_follow_up_refusal, demo_follow_ups, demo_model_client
@@ -93,3 +95,24 @@ def test_without_an_instruction_the_showcase_itself_is_replayed() -> None:
 
     assert client.follow_up is None
     assert client.trajectory.kind == "poster"
+
+
+def test_a_follow_up_starts_at_its_first_step_after_the_carried_conversation() -> None:
+    """A refine's conversation begins with the earlier versions (request, summary): the replay
+    counts only this run's turns, so it starts by looking at /testbed, not at its second step."""
+    from sandboxes.agent import Continuation, EarlierVersion
+    from sandboxes.agent.prompts import earlier_messages, refine_message
+
+    (instruction,) = demo_follow_ups(POSTER_BRIEF)
+    continuation = Continuation(
+        instruction=instruction, from_version=1, earlier=[EarlierVersion(request=POSTER_BRIEF, summary="A poster.")]
+    )
+    messages = [
+        {"role": "system", "content": "You work in a sandbox."},
+        *earlier_messages(continuation),
+        {"role": "user", "content": refine_message(continuation)},
+    ]
+    client = demo_model_client(POSTER_BRIEF, instruction=instruction)
+    reply = client.complete(messages, [], on_text=lambda text: None, on_reasoning=lambda text: None)
+    (call,) = reply.tool_calls
+    assert (call.name, json.loads(call.arguments)["command"]) == ("execute_bash", "ls -R /testbed")
