@@ -24,11 +24,9 @@ from sandboxes.firewall import NetworkPolicyError, daemon_address
 from sandboxes.freezer import Freezer
 from sandboxes.image import sandbox_image_tag
 from sandboxes.network import NetworkSettings, ensure_network
-from sandboxes.programs import program_text
-from sandboxes.runtime import CommandResult, CopyOutReport, OutputCallback
+from sandboxes.runtime import ByteSource, CommandResult, CopyOutReport, OutputCallback, SnapshotReport
 from sandboxes.shell import PersistentShell, ShellUnavailable
 from sandboxes.shell_scripts import STATE_DIR, ShellLimits
-from sandboxes.snapshots import ByteSource, SnapshotReport
 
 logger = logging.getLogger(__name__)
 EXIT_STATE_SETTLE_SECONDS = 5.0  # how long to wait for Docker to record a sandbox's end
@@ -36,7 +34,6 @@ STOP_WAIT_SECONDS = 30.0  # how long a second stop() waits for the first to remo
 # exec() runs helpers whose replies are small (the editor's is JSON of at most 16,000
 # characters): reading stops past this, so nothing in the sandbox can fill the worker's memory.
 EXEC_OUTPUT_MAX_BYTES = 1024 * 1024
-SNAPSHOT_EXIT_WAIT_SECONDS = 10.0
 
 LABEL_SANDBOX = "atelier.sandbox"
 LABEL_RUN_ID = "atelier.run_id"
@@ -391,47 +388,20 @@ class DockerSandbox:
             )
 
     def save_snapshot(self, dest: IO[bytes], *, max_bytes: int) -> SnapshotReport | None:
-        """/testbed, compressed, into `dest` (at most `max_bytes`): the whole tree when it
-        fits, else output/ alone; None when even output/ does not fit."""
-        script = program_text("testbed_snapshot.sh")
-        for scope in ("auto", "output"):
-            dest.seek(0)
-            dest.truncate()
-            argv = ["sh", "-c", script, "testbed-snapshot", str(max_bytes), scope]
-            with self._in_use():
-                conn = ExecConnection.open(self._api, self.container_id, argv, stdin=False)
-                try:
-                    received = snapshots.receive_archive(
-                        conn, dest, max_bytes=max_bytes, deadline=snapshots.deadline_for(max_bytes)
-                    )
-                except snapshots.SnapshotTooLarge:
-                    received = None
-                finally:
-                    conn.close()
-            if received is None:
-                continue
-            # A busy machine can be slow to report a finished exec: a snapshot is worth the wait.
-            code = conn.exit_code(wait_seconds=SNAPSHOT_EXIT_WAIT_SECONDS)
-            if code != 0:
-                raise SandboxError(f"archiving /testbed failed (exit {code}): {received.messages.strip()[:300]}")
-            whole, testbed_bytes = snapshots.parse_scope(received.messages)
-            if whole or scope == "output":
-                return SnapshotReport(size=received.written, whole=whole, testbed_bytes=testbed_bytes)
-        return None
+        return snapshots.save_testbed(self._open_exec, dest, max_bytes=max_bytes)
 
     def restore_snapshot(self, source: ByteSource, *, size: int) -> None:
-        """Unpack a snapshot (save_snapshot's archive, `size` bytes) into /testbed."""
-        argv = ["bash", "-c", program_text("testbed_restore.sh"), "testbed-restore"]
+        snapshots.restore_testbed(self._open_exec, source, size=size)
+
+    @contextmanager
+    def _open_exec(self, argv: list[str], stdin: bool) -> Iterator[ExecConnection]:
+        """An exec in the sandbox, kept awake meanwhile; closed at the end of the block."""
         with self._in_use():
-            conn = ExecConnection.open(self._api, self.container_id, argv, stdin=True)
-            code, messages = files.send_stream(
-                conn,
-                snapshots.file_chunks(source),
-                timeout=snapshots.transfer_timeout(size),
-                exit_wait=SNAPSHOT_EXIT_WAIT_SECONDS,
-            )
-        if code != 0:
-            raise SandboxError(f"restoring the previous version's files failed (exit {code}): {messages.strip()}")
+            conn = ExecConnection.open(self._api, self.container_id, argv, stdin=stdin)
+            try:
+                yield conn
+            finally:
+                conn.close()
 
     def stop(self) -> None:
         """Remove the container. A second caller (say, release() while a

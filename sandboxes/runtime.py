@@ -12,8 +12,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Protocol
 
-from sandboxes.snapshots import ByteSource, SnapshotReport
-
 OutputCallback = Callable[[str], None]
 
 
@@ -43,6 +41,35 @@ class CopyOutReport:
     files: list[CopiedFile] = field(default_factory=list)
     rejected: list[tuple[str, str]] = field(default_factory=list)  # (name, reason)
     truncated: bool = False  # a byte or file-count cap was reached
+
+
+class ByteSource(Protocol):
+    """Where a snapshot is read from: a local or a storage file opened for reading."""
+
+    def read(self, size: int = -1, /) -> bytes: ...
+
+
+@dataclass(frozen=True)
+class SnapshotReport:
+    size: int  # compressed bytes written
+    whole: bool  # the whole /testbed; False: output/ only
+    testbed_bytes: int  # the tree's apparent size when it was archived
+
+    @property
+    def left_out(self) -> str:
+        """What a person reads about what the snapshot lacks; blank when it is whole."""
+        if self.whole:
+            return ""
+        return (
+            f"Only output/ was kept: the whole /testbed was {megabytes_text(self.testbed_bytes)}, "
+            "over the snapshot limit, so work files, inputs and caches were left out."
+        )
+
+
+def megabytes_text(size: int) -> str:
+    if size >= 1 << 30:
+        return f"{size / (1 << 30):.1f} GB"
+    return f"{size / (1 << 20):.1f} MB"
 
 
 class Sandbox(Protocol):

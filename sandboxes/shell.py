@@ -372,29 +372,22 @@ class PersistentShell:
 
     def _settle(self) -> None:
         """Let the shell report the jobs a stop killed, and drop what it says (it is no command's output)."""
-        assert self._conn is not None
-        token = secrets.token_hex(8)
-        framer = _Framer(token)
-        try:
-            self._conn.send(f"__atl_settle {token}\n".encode())
-            deadline = time.monotonic() + _SETTLE_SECONDS
-            while not framer.done:
-                frame = self._conn.read_frame(deadline)
-                if frame is None:
-                    return
-                framer.feed(frame[1].decode("utf-8", "replace"))
-        except (ExecClosed, OSError):
-            return
+        self._call_helper("__atl_settle", timeout=_SETTLE_SECONDS)
 
     def _save_output(self) -> str | None:
         """Copy the command's whole output (the tee log) to a numbered file."""
-        assert self._conn is not None
         path = f"{SAVED_OUTPUT_DIR}/command-{self._commands}.txt"
+        return path if self._call_helper(f"__atl_save {path}", timeout=60) == 0 else None
+
+    def _call_helper(self, call: str, *, timeout: float) -> int | None:
+        """Run one of the shell's own functions (its token appended) and drop what it prints;
+        its status, or None when it did not answer in time."""
+        assert self._conn is not None
         token = secrets.token_hex(8)
         framer = _Framer(token)
         try:
-            self._conn.send(f"__atl_save {path} {token}\n".encode())
-            deadline = time.monotonic() + 60
+            self._conn.send(f"{call} {token}\n".encode())
+            deadline = time.monotonic() + timeout
             while not framer.done:
                 frame = self._conn.read_frame(deadline)
                 if frame is None:
@@ -402,4 +395,4 @@ class PersistentShell:
                 framer.feed(frame[1].decode("utf-8", "replace"))
         except (ExecClosed, OSError):
             return None
-        return path if framer.status == 0 else None
+        return framer.status

@@ -11,20 +11,27 @@ report says what was left out.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
-from typing import IO, Protocol
+from typing import IO
 
+from sandboxes import files
 from sandboxes.docker_exec import STDOUT, ExecConnection
+from sandboxes.programs import program_text
+from sandboxes.runtime import ByteSource, SnapshotReport
 
 CHUNK_BYTES = 1 << 20
 STDERR_KEEP_BYTES = 4000
+# A busy machine can be slow to report a finished exec: a snapshot is worth the wait.
+EXIT_WAIT_SECONDS = 10.0
+
+# Opens an exec in the sandbox (argv, with stdin or not) for the length of a `with` block.
+OpenExec = Callable[[list[str], bool], AbstractContextManager[ExecConnection]]
 
 
-class ByteSource(Protocol):
-    """Where a snapshot is read from: a local or a storage file opened for reading."""
-
-    def read(self, size: int = -1, /) -> bytes: ...
+class SnapshotFailed(RuntimeError):
+    """The program in the sandbox that archives or unpacks /testbed failed; the message says how."""
 
 
 class SnapshotTooLarge(Exception):
@@ -32,26 +39,40 @@ class SnapshotTooLarge(Exception):
 
 
 @dataclass(frozen=True)
-class SnapshotReport:
-    size: int  # compressed bytes written
-    whole: bool  # the whole /testbed; False: output/ only
-    testbed_bytes: int  # the tree's apparent size when it was archived
-
-    @property
-    def left_out(self) -> str:
-        """What a person reads about what the snapshot lacks; blank when it is whole."""
-        if self.whole:
-            return ""
-        return (
-            f"Only output/ was kept: the whole /testbed was {_megabytes(self.testbed_bytes)}, "
-            "over the snapshot limit, so work files, inputs and caches were left out."
-        )
-
-
-@dataclass(frozen=True)
 class ArchiveStream:
     written: int
     messages: str  # the program's stderr (its first line names the scope), bounded
+
+
+def save_testbed(open_exec: OpenExec, dest: IO[bytes], *, max_bytes: int) -> SnapshotReport | None:
+    """/testbed, compressed, into `dest` (at most `max_bytes`): the whole tree when it fits,
+    else output/ alone; None when even output/ does not fit."""
+    script = program_text("testbed_snapshot.sh")
+    for scope in ("auto", "output"):
+        dest.seek(0)
+        dest.truncate()
+        with open_exec(["sh", "-c", script, "testbed-snapshot", str(max_bytes), scope], False) as conn:
+            try:
+                received = receive_archive(conn, dest, max_bytes=max_bytes, deadline=deadline_for(max_bytes))
+            except SnapshotTooLarge:
+                continue
+        code = conn.exit_code(wait_seconds=EXIT_WAIT_SECONDS)
+        if code != 0:
+            raise SnapshotFailed(f"archiving /testbed failed (exit {code}): {received.messages.strip()[:300]}")
+        whole, testbed_bytes = parse_scope(received.messages)
+        if whole or scope == "output":
+            return SnapshotReport(size=received.written, whole=whole, testbed_bytes=testbed_bytes)
+    return None
+
+
+def restore_testbed(open_exec: OpenExec, source: ByteSource, *, size: int) -> None:
+    """Unpack what save_testbed wrote (`size` bytes) into /testbed."""
+    with open_exec(["bash", "-c", program_text("testbed_restore.sh"), "testbed-restore"], True) as conn:
+        code, messages = files.send_stream(
+            conn, file_chunks(source), timeout=transfer_timeout(size), exit_wait=EXIT_WAIT_SECONDS
+        )
+    if code != 0:
+        raise SnapshotFailed(f"restoring the previous version's files failed (exit {code}): {messages.strip()}")
 
 
 def receive_archive(conn: ExecConnection, dest: IO[bytes], *, max_bytes: int, deadline: float) -> ArchiveStream:
@@ -92,9 +113,3 @@ def transfer_timeout(size: int) -> float:
 
 def deadline_for(size: int) -> float:
     return time.monotonic() + transfer_timeout(size)
-
-
-def _megabytes(size: int) -> str:
-    if size >= 1 << 30:
-        return f"{size / (1 << 30):.1f} GB"
-    return f"{size / (1 << 20):.1f} MB"

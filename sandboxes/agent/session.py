@@ -25,8 +25,15 @@ from typing import IO
 from sandboxes.agent.events import AgentLimits, AgentOutcome, BudgetCheck, Continuation, Emit, Inbox
 from sandboxes.agent.loop import run_agent
 from sandboxes.agent.model import ModelClient
-from sandboxes.runtime import CommandResult, CopyOutReport, OutputCallback, Sandbox, SandboxProvider
-from sandboxes.snapshots import ByteSource, SnapshotReport
+from sandboxes.runtime import (
+    ByteSource,
+    CommandResult,
+    CopyOutReport,
+    OutputCallback,
+    Sandbox,
+    SandboxProvider,
+    SnapshotReport,
+)
 
 
 class SandboxStartError(Exception):

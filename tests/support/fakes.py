@@ -8,8 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from sandboxes.runtime import CommandResult, CopyOutReport, OutputCallback
-from sandboxes.snapshots import ByteSource, SnapshotReport
+from sandboxes.runtime import ByteSource, CommandResult, CopyOutReport, OutputCallback, SnapshotReport
 
 
 @dataclass
