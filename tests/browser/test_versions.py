@@ -8,9 +8,7 @@ Screenshots: tests/screenshots/versions-*.png.
 
 from __future__ import annotations
 
-import json
 import threading
-from typing import Any
 
 import pytest
 from playwright.sync_api import expect
@@ -18,8 +16,8 @@ from playwright.sync_api import expect
 from creations.models import Creation, RunEvent, RunStatus
 from tests.support.fixtures.accounts import PASSWORD, Team
 from tests.support.fixtures.browser import Web
-from tests.support.runs import held_until, scripted_endpoint, submit, wait_for_final
-from tests.support.scripted_model import ScriptedModel, ScriptEntry, bash
+from tests.support.runs import held_until, per_task, scripted_endpoint, submit, wait_for_final
+from tests.support.scripted_model import ScriptedModel, bash
 from tests.support.scripted_model import submit as submit_reply
 
 pytestmark = [pytest.mark.browser, pytest.mark.services, pytest.mark.docker, pytest.mark.django_db(transaction=True)]
@@ -42,26 +40,12 @@ BIGGER = "make the title bigger"
 SAID = "Keep the white background, please."
 
 
-def by_task(scripts: dict[str, list[Any]]) -> Any:
-    """Each conversation by the task it answers (a refine's instruction, else the brief) and its progress."""
-
-    def answer(body: dict[str, Any]) -> ScriptEntry:
-        messages = body.get("messages", [])
-        acted = sum(1 for m in messages if m.get("role") == "assistant" and m.get("tool_calls"))
-        text = json.dumps(messages)
-        steps = next(steps for key, steps in scripts.items() if key in text)
-        entry = steps[min(acted, len(steps) - 1)]
-        return entry(body) if callable(entry) else entry
-
-    return answer
-
-
 def test_refine_watch_talk_compare_and_restore(
     web: Web, team: Team, scripted_model: ScriptedModel, sandbox_image: str
 ) -> None:
     gate = threading.Event()
     endpoint = scripted_endpoint(team, scripted_model, [])
-    scripted_model.exhausted = by_task(
+    scripted_model.exhausted = per_task(
         {
             BIGGER: [
                 held_until(gate, bash("ls -R /testbed")),

@@ -8,9 +8,8 @@ from __future__ import annotations
 import json
 import re
 import threading
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import httpx
 import pytest
@@ -20,8 +19,8 @@ from tests.cli.terminal_session import AtelierSession, atelier, atelier_env
 from tests.support.api import token_for
 from tests.support.fixtures.accounts import Team
 from tests.support.fixtures.runs import AtelierServer
-from tests.support.runs import held_until, scripted_endpoint, wait_for_final, wait_until
-from tests.support.scripted_model import ScriptedModel, ScriptEntry, bash
+from tests.support.runs import held_until, per_task, scripted_endpoint, wait_for_final, wait_until
+from tests.support.scripted_model import ScriptedModel, bash
 from tests.support.scripted_model import submit as submit_reply
 
 pytestmark = [pytest.mark.services, pytest.mark.docker, pytest.mark.django_db(transaction=True)]
@@ -39,21 +38,6 @@ BIGGER = "make the title bigger"
 # It only works on v1's files: the helper script is in the sandbox because the refine continues from them.
 MAKE_IT_BIGGER = "sed -i 's/^SIZE = 40/SIZE = 80/' /testbed/work/make_poster.py && python3 /testbed/work/make_poster.py"
 SAID = "Sign it with our team name, please."
-
-
-def by_task(scripts: Mapping[str, Sequence[ScriptEntry]]) -> Callable[[dict[str, Any]], ScriptEntry]:
-    """Answer each conversation with the script whose key its task (the brief, or a refine's
-    instruction: the last user message before the agent first acted) contains, by its own progress."""
-
-    def answer(body: dict[str, Any]) -> ScriptEntry:
-        messages = body.get("messages", [])
-        acted = [m for m in messages if m.get("role") == "assistant" and m.get("tool_calls")]
-        first_action = next((i for i, m in enumerate(messages) if m in acted), len(messages))
-        task = next(m["content"] for m in reversed(messages[:first_action]) if m.get("role") == "user")
-        steps = next(steps for key, steps in scripts.items() if key in task)
-        return steps[min(len(acted), len(steps) - 1)]
-
-    return answer
 
 
 def requests_of(model: ScriptedModel, text: str) -> list[str]:
@@ -81,7 +65,7 @@ def test_a_version_refined_from_the_terminal_continues_from_the_last_and_hears_w
     env = atelier_env(url=server, token=token, config_home=tmp_path / "config")
     gate = threading.Event()
     endpoint = scripted_endpoint(team, scripted_model, [])
-    scripted_model.exhausted = by_task(
+    scripted_model.exhausted = per_task(
         {
             BIGGER: [held_until(gate, bash(MAKE_IT_BIGGER)), submit_reply("The title at 80 px, signed.")],
             BRIEF: [bash(MAKE_POSTER), submit_reply("A poster with its title at 40 px.")],

@@ -2,14 +2,18 @@
 """Real, small media files for renderer, preview and browser tests (made, not mocked)."""
 
 import io
+import json
 import math
 import struct
 import subprocess
 import tempfile
 import wave
 from pathlib import Path
+from typing import Any
 
 from PIL import Image, ImageDraw
+
+from tests.support import has_executable, require
 
 _HOSTILE_HTML = """<!doctype html><html><head><meta charset="utf-8"><title>hostile</title></head>
 <body style="font-family:sans-serif;background:#fff3e0">
@@ -157,3 +161,15 @@ document.getElementById("map").innerHTML = svg + "</svg>";
 document.getElementById("map").setAttribute("data-ready", "yes");
 </script></body></html>
 """
+
+
+def probe_media(path: Path) -> dict[str, Any]:
+    """ffprobe's account of a media file (format and streams), for tests that check what was made."""
+    require(has_executable("ffprobe"), "ffprobe (ffmpeg) on the host")
+    result = subprocess.run(
+        ["ffprobe", "-v", "error", "-print_format", "json", "-show_format", "-show_streams", str(path)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return dict(json.loads(result.stdout))

@@ -43,6 +43,23 @@ def per_brief(
     return answer
 
 
+def per_task(scripts: Mapping[str, Sequence[ScriptEntry]]) -> Callable[[dict[str, Any]], ScriptEntry]:
+    """Answer each conversation with the script of the first key its task contains (the brief, or a
+    refine's instruction: the last user message before the agent first acted, so a refine's carried
+    conversation and a person's later message do not count), each by its own progress (its turns
+    with tool calls). Versions of one creation share one server this way."""
+
+    def answer(body: dict[str, Any]) -> ScriptEntry:
+        messages = body.get("messages", [])
+        acted = [m for m in messages if m.get("role") == "assistant" and m.get("tool_calls")]
+        first_action = next((i for i, m in enumerate(messages) if m in acted), len(messages))
+        task = next(m["content"] for m in reversed(messages[:first_action]) if m.get("role") == "user")
+        steps = next(steps for key, steps in scripts.items() if key in task)
+        return steps[min(len(acted), len(steps) - 1)]
+
+    return answer
+
+
 def held_until(gate: threading.Event, entry: ScriptEntry, *, at_most: float = 90) -> Callable[[dict[str, Any]], Any]:
     """`entry`, answered only once the test sets `gate`: the run sits in flight meanwhile.
     After `at_most` seconds it answers anyway, so a failing test never leaves a run hanging."""

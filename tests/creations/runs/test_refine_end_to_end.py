@@ -8,7 +8,6 @@ import hashlib
 import json
 import re
 import threading
-from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import httpx
@@ -23,8 +22,8 @@ from creations.usage.selectors import workspace_storage_bytes
 from sandboxes.agent import SHOWCASE_BRIEFS, demo_follow_ups
 from tests.support.fixtures.accounts import Team
 from tests.support.fixtures.runs import AtelierServer
-from tests.support.runs import held_until, scripted_endpoint, submit, wait_for_final, wait_until
-from tests.support.scripted_model import ScriptedModel, ScriptEntry, bash
+from tests.support.runs import held_until, per_task, scripted_endpoint, submit, wait_for_final, wait_until
+from tests.support.scripted_model import ScriptedModel, bash
 from tests.support.scripted_model import submit as submit_reply
 
 pytestmark = [pytest.mark.services, pytest.mark.docker, pytest.mark.django_db(transaction=True)]
@@ -47,21 +46,6 @@ V2_CHANGE = "sed -i 's/^SIZE = 40/SIZE = 80/' /testbed/work/make_poster.py && py
 LOOK = "ls -R /testbed"
 
 
-def by_task(scripts: Mapping[str, Sequence[ScriptEntry]]) -> Callable[[dict[str, Any]], ScriptEntry]:
-    """Answer each conversation with the script whose key its latest request (the brief, or a
-    refine's instruction) contains, each by its own progress (assistant turns with tool calls)."""
-
-    def answer(body: dict[str, Any]) -> ScriptEntry:
-        messages = body.get("messages", [])
-        acted = [m for m in messages if m.get("role") == "assistant" and m.get("tool_calls")]
-        first_action = next((i for i, m in enumerate(messages) if m in acted), len(messages))
-        task = next(m["content"] for m in reversed(messages[:first_action]) if m.get("role") == "user")
-        steps = next(steps for key, steps in scripts.items() if key in task)
-        return steps[min(len(acted), len(steps) - 1)]
-
-    return answer
-
-
 def conversations_for(model: ScriptedModel, text: str) -> list[dict[str, Any]]:
     """The chat requests whose last user-side task mentions `text`, in order."""
     return [r.body for r in model.chat_requests() if text in json.dumps(r.body.get("messages", []))]
@@ -81,7 +65,7 @@ def test_a_refine_continues_from_the_previous_version_and_a_branch_from_an_older
     run_stack: AtelierServer, sandbox_image: str, team: Team, scripted_model: ScriptedModel
 ) -> None:
     endpoint = scripted_endpoint(team, scripted_model, [])
-    scripted_model.exhausted = by_task(
+    scripted_model.exhausted = per_task(
         {
             BIGGER: [bash(LOOK), bash(V2_CHANGE), submit_reply("The same poster with the title at 80 px.")],
             "the title green": [bash(LOOK), submit_reply("Nothing changed yet.")],
@@ -172,7 +156,7 @@ def test_a_version_over_the_snapshot_bound_keeps_its_output_and_says_what_was_le
     run_stack: AtelierServer, sandbox_image: str, team: Team, scripted_model: ScriptedModel
 ) -> None:
     endpoint = scripted_endpoint(team, scripted_model, [])
-    scripted_model.exhausted = by_task(
+    scripted_model.exhausted = per_task(
         {
             "again": [bash("ls /testbed /testbed/output /testbed/input"), submit_reply("Looked.")],
             "a huge scratch file": [

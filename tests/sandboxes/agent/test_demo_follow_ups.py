@@ -20,6 +20,7 @@ from sandboxes.agent import SHOWCASE_BRIEFS, AgentLimits, demo_follow_ups, demo_
 from sandboxes.agent.events import AGENT_EVENT_PAYLOADS
 from tests.support import has_executable, require
 from tests.support.agent import Recorder
+from tests.support.media_samples import probe_media
 
 # Generous: each test renders its showcase twice under gVisor, which is slow on a busy machine.
 pytestmark = [pytest.mark.docker, pytest.mark.timeout(900)]
@@ -119,17 +120,6 @@ def test_the_music_follow_up_plays_it_slower_on_strings(sandbox: Any, tmp_path: 
     assert _seconds(v2 / "evening-in-a-minor.wav") > _seconds(v1 / "evening-in-a-minor.wav") + 2
 
 
-def _probe(path: Path) -> dict[str, Any]:
-    require(has_executable("ffprobe"), "ffprobe (ffmpeg) on the host")
-    result = subprocess.run(
-        ["ffprobe", "-v", "error", "-print_format", "json", "-show_format", "-show_streams", str(path)],
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    return dict(json.loads(result.stdout))
-
-
 def _frame(video: Path, seconds: float) -> Any:
     from PIL import Image
 
@@ -152,7 +142,7 @@ def _gold_pixels(image: Any) -> int:
 def test_the_video_follow_up_turns_the_greeting_gold_on_dark_blue(sandbox: Any, tmp_path: Path) -> None:
     v1, v2 = _first_version_then_follow_up("video", sandbox, tmp_path)
 
-    probe = _probe(v2 / "birthday-countdown.mp4")
+    probe = probe_media(v2 / "birthday-countdown.mp4")
     video = next(s for s in probe["streams"] if s["codec_type"] == "video")
     assert (video["width"], video["height"]) == (1280, 720)
     assert float(probe["format"]["duration"]) == pytest.approx(12.0, abs=0.2)

@@ -17,6 +17,7 @@ from sandboxes.agent import SHOWCASE_BRIEFS, AgentLimits, demo_model_client, run
 from sandboxes.agent.events import AGENT_EVENT_PAYLOADS
 from tests.support import has_executable, require
 from tests.support.agent import Recorder
+from tests.support.media_samples import probe_media
 
 pytestmark = pytest.mark.timeout(240)
 
@@ -41,17 +42,6 @@ def _make(kind: str, sandbox: Any, tmp_path: Path) -> tuple[Path, Recorder]:
     report = sandbox.copy_out(tmp_path / "out")
     assert not report.rejected
     return tmp_path / "out", recorder
-
-
-def _probe(path: Path) -> dict[str, Any]:
-    require(has_executable("ffprobe"), "ffprobe (ffmpeg) on the host")
-    result = subprocess.run(
-        ["ffprobe", "-v", "error", "-print_format", "json", "-show_format", "-show_streams", str(path)],
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    return dict(json.loads(result.stdout))
 
 
 def test_the_map_is_one_offline_html_file_with_three_routes(sandbox: Any, tmp_path: Path) -> None:
@@ -85,7 +75,7 @@ def test_the_poster_comes_as_svg_a_1920_px_png_and_two_social_images(sandbox: An
 def test_the_countdown_video_is_12_seconds_of_1280x720(sandbox: Any, tmp_path: Path) -> None:
     out, _ = _make("video", sandbox, tmp_path)
 
-    probe = _probe(out / "birthday-countdown.mp4")
+    probe = probe_media(out / "birthday-countdown.mp4")
     video = next(s for s in probe["streams"] if s["codec_type"] == "video")
     assert (video["width"], video["height"]) == (1280, 720)
     assert float(probe["format"]["duration"]) == pytest.approx(12.0, abs=0.2)
