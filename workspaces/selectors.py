@@ -22,6 +22,15 @@ def workspaces_where_user_creates(*, user: User | AnonymousUser) -> QuerySet[Wor
     )
 
 
+def memberships_of(*, user: User) -> QuerySet[Membership]:
+    """The user's memberships with their workspaces, personal first, then by name."""
+    return (
+        Membership.objects.filter(user=user)
+        .select_related("workspace")
+        .order_by("-workspace__is_personal", "workspace__name")
+    )
+
+
 def membership_get(*, workspace: Workspace | int, user: User | AnonymousUser) -> Membership | None:
     """The user's membership in the workspace, or None for outsiders and anonymous users."""
     if not user.is_authenticated:

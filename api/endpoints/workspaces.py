@@ -7,16 +7,16 @@ from ninja import Router
 
 from api.auth import caller
 from api.schemas.workspaces import QuotaUse, WorkspaceOut
-from creations.usage.selectors import workspace_month_usage
+from creations.usage.selectors import MonthUsage, workspaces_month_usage
 from workspaces.models import Membership
 from workspaces.permissions import workspace_membership_or_404
+from workspaces.selectors import memberships_of
 
 router = Router(tags=["workspaces"])
 
 
-def workspace_out(membership: Membership) -> WorkspaceOut:
+def workspace_out(membership: Membership, usage: MonthUsage) -> WorkspaceOut:
     workspace = membership.workspace
-    usage = workspace_month_usage(workspace=workspace)
     return WorkspaceOut(
         slug=workspace.slug,
         name=workspace.name,
@@ -36,12 +36,17 @@ def workspace_out(membership: Membership) -> WorkspaceOut:
     )
 
 
+def workspaces_out(memberships: list[Membership]) -> list[WorkspaceOut]:
+    # Every workspace's month in one query, not one each.
+    usage = workspaces_month_usage(workspaces=[membership.workspace_id for membership in memberships])
+    return [workspace_out(membership, usage[membership.workspace_id]) for membership in memberships]
+
+
 @router.get("", response=list[WorkspaceOut], summary="Workspaces you belong to")
 def list_workspaces(request: HttpRequest) -> list[WorkspaceOut]:
-    memberships = Membership.objects.filter(user=caller(request)).select_related("workspace")
-    return [workspace_out(m) for m in memberships.order_by("-workspace__is_personal", "workspace__name")]
+    return workspaces_out(list(memberships_of(user=caller(request))))
 
 
 @router.get("/{slug}", response=WorkspaceOut, summary="One workspace")
 def get_workspace(request: HttpRequest, slug: str) -> WorkspaceOut:
-    return workspace_out(workspace_membership_or_404(slug=slug, user=request.user))
+    return workspaces_out([workspace_membership_or_404(slug=slug, user=caller(request))])[0]

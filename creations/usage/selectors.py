@@ -11,6 +11,7 @@ counts from its first step, exactly once. Every function takes `now` so tests
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -96,9 +97,23 @@ def workspace_month_usage(*, workspace: Workspace | int, now: datetime | None = 
     ledger through its (workspace, recorded_at) index, the in-flight runs through
     the (status, heartbeat_at) one, and the artifacts through the workspace's
     gallery index."""
+    workspace_id = workspace.pk if isinstance(workspace, Workspace) else workspace
+    usage = workspaces_month_usage(workspaces=[workspace_id], now=now)
+    if workspace_id not in usage:
+        raise Workspace.DoesNotExist(f"No workspace {workspace_id}.")
+    return usage[workspace_id]
+
+
+def workspaces_month_usage(
+    *, workspaces: Iterable[Workspace | int], now: datetime | None = None
+) -> dict[int, MonthUsage]:
+    """`workspace_month_usage` of several workspaces, by workspace id, in the same one
+    statement: a list of workspaces costs one query however long it is."""
     now = now or timezone.now()
     start, renews_at = month_start(now), budget_renews_at(now)
-    workspace_id = workspace.pk if isinstance(workspace, Workspace) else workspace
+    ids = {workspace.pk if isinstance(workspace, Workspace) else workspace for workspace in workspaces}
+    if not ids:
+        return {}
     records = UsageRecord.objects.filter(workspace_id=OuterRef("pk"), recorded_at__gte=start, recorded_at__lt=renews_at)
     in_flight = Run.objects.filter(status__in=IN_FLIGHT_STATUSES, creation__workspace_id=OuterRef("pk"))
     # Time held so far; never negative, whatever `now` a caller passes.
@@ -106,8 +121,8 @@ def workspace_month_usage(*, workspace: Workspace | int, now: datetime | None = 
         ExpressionWrapper(Value(now) - F("started_at"), output_field=_DURATION),
         Value(timedelta(0), output_field=_DURATION),
     )
-    figures = (
-        Workspace.objects.filter(pk=workspace_id)
+    rows = (
+        Workspace.objects.filter(pk__in=ids)
         .annotate(
             recorded_tokens=_sum_of(records, F("prompt_tokens") + F("completion_tokens"), _BIG),
             recorded_seconds=_sum_of(records, F("sandbox_seconds"), _FLOAT),
@@ -115,19 +130,20 @@ def workspace_month_usage(*, workspace: Workspace | int, now: datetime | None = 
             in_flight_time=_sum_of(in_flight, held, _DURATION),
             storage_bytes=_sum_of(Artifact.objects.filter(workspace_id=OuterRef("pk")), F("size"), _BIG),
         )
-        .values("recorded_tokens", "recorded_seconds", "in_flight_tokens", "in_flight_time", "storage_bytes")
-        .get()
+        .values("pk", "recorded_tokens", "recorded_seconds", "in_flight_tokens", "in_flight_time", "storage_bytes")
     )
-    in_flight_time = figures["in_flight_time"]
-    return MonthUsage(
-        month_start=start,
-        renews_at=renews_at,
-        recorded_tokens=int(figures["recorded_tokens"]),
-        recorded_sandbox_seconds=float(figures["recorded_seconds"]),
-        in_flight_tokens=int(figures["in_flight_tokens"]),
-        in_flight_sandbox_seconds=in_flight_time.total_seconds() if in_flight_time else 0.0,
-        storage_bytes=int(figures["storage_bytes"]),
-    )
+    return {
+        row["pk"]: MonthUsage(
+            month_start=start,
+            renews_at=renews_at,
+            recorded_tokens=int(row["recorded_tokens"]),
+            recorded_sandbox_seconds=float(row["recorded_seconds"]),
+            in_flight_tokens=int(row["in_flight_tokens"]),
+            in_flight_sandbox_seconds=row["in_flight_time"].total_seconds() if row["in_flight_time"] else 0.0,
+            storage_bytes=int(row["storage_bytes"]),
+        )
+        for row in rows
+    }
 
 
 def workspace_storage_bytes(*, workspace: Workspace | int) -> int:

@@ -9,7 +9,13 @@ import pytest
 from django.utils import timezone
 
 from creations.models import Run, RunStatus, UsageRecord
-from creations.usage.selectors import budget_renews_at, month_start, workspace_month_usage, workspace_storage_bytes
+from creations.usage.selectors import (
+    budget_renews_at,
+    month_start,
+    workspace_month_usage,
+    workspace_storage_bytes,
+    workspaces_month_usage,
+)
 from tests.support.factories import ArtifactFactory, WorkspaceFactory, make_run
 from tests.support.fixtures.accounts import Team
 from workspaces.models import Workspace
@@ -111,3 +117,19 @@ def test_the_months_figures_are_one_query(team: Team, django_assert_num_queries:
     record(team.workspace, NOVEMBER, tokens=10)
     with django_assert_num_queries(1):
         workspace_month_usage(workspace=team.workspace, now=NOVEMBER)
+
+
+def test_several_workspaces_months_are_one_query_each_with_its_own_figures(
+    team: Team, django_assert_num_queries: Any
+) -> None:
+    other, idle = WorkspaceFactory.create(), WorkspaceFactory.create()
+    record(team.workspace, NOVEMBER, tokens=10, seconds=1)
+    record(other, NOVEMBER, tokens=300, seconds=2.5)
+    ArtifactFactory.create(run=make_run(team, status=RunStatus.SUCCEEDED, finished=True), size=64)
+
+    with django_assert_num_queries(1):
+        months = workspaces_month_usage(workspaces=[team.workspace, other.pk, idle], now=NOVEMBER)
+
+    figures = {pk: (usage.tokens, usage.sandbox_seconds, usage.storage_bytes) for pk, usage in months.items()}
+    assert figures == {team.workspace.pk: (10, 1.0, 64), other.pk: (300, 2.5, 0), idle.pk: (0, 0.0, 0)}
+    assert months[other.pk] == workspace_month_usage(workspace=other, now=NOVEMBER)
