@@ -4,6 +4,7 @@ live, its files downloaded; listed; cancelled with Ctrl-C or `atelier cancel`.""
 
 from __future__ import annotations
 
+import json
 import re
 import stat
 import threading
@@ -209,3 +210,20 @@ def test_login_checks_the_address_and_token_and_keeps_them_for_the_owner_only(
 
     listed = atelier(["runs"], no_env)
     assert (listed.returncode, listed.stdout) == (0, "No runs yet.\n")
+
+
+def test_a_script_gets_json_and_the_exit_status_of_what_went_wrong(
+    run_stack: AtelierServer, team: Team, env: dict[str, str]
+) -> None:
+    listed = atelier(["runs", "--json"], env)
+    assert (listed.returncode, json.loads(listed.stdout), listed.stderr) == (ExitStatus.OK, [], "")
+
+    missing = atelier(["cancel", "999999", "--json"], env)
+    assert missing.returncode == ExitStatus.NOT_FOUND
+    assert missing.stdout == ""
+    error = json.loads(missing.stderr)
+    assert (error["error"], error["exit_status"], error["http_status"]) == ("not_found", 5, 404)
+
+    revoked = atelier(["runs", "--json"], {**env, "ATELIER_TOKEN": "atl_nope_" + "0" * 64})
+    assert revoked.returncode == ExitStatus.NOT_AUTHENTICATED
+    assert json.loads(revoked.stderr)["error"] == "not_authenticated"
