@@ -14,6 +14,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from atelier_cli.errors import CliError, NotLoggedIn
+from atelier_cli.exit_status import ExitStatus
 
 DEFAULT_URL = "http://localhost:8000"
 API_PREFIX = "/api/v1"
@@ -41,7 +42,7 @@ def normalize_url(text: str) -> str:
         url = url[: -len(API_PREFIX)]
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.netloc:
-        raise CliError(f"{text!r} is not a server address; give one like {DEFAULT_URL}.")
+        raise CliError(f"{text!r} is not a server address; give one like {DEFAULT_URL}.", exit_status=ExitStatus.USAGE)
     return url
 
 
@@ -52,7 +53,8 @@ def _saved() -> dict[str, str]:
     except FileNotFoundError:
         return {}
     except (OSError, ValueError) as error:
-        raise CliError(f"Could not read {path} ({error}); run `atelier login` again.") from error
+        message = f"Could not read {path} ({error}); run `atelier login` again."
+        raise CliError(message, exit_status=ExitStatus.LOCAL_FILES) from error
     return {key: value for key, value in data.items() if isinstance(value, str)} if isinstance(data, dict) else {}
 
 

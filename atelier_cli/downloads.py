@@ -14,11 +14,15 @@ import os
 import sys
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any, TextIO
 
+from atelier_cli.answers import ARTIFACTS, Artifact
 from atelier_cli.api_client import ApiClient
 from atelier_cli.errors import ApiError, CliError, Unreachable
+from atelier_cli.exit_status import ExitStatus
+from atelier_cli.output import notice
 from atelier_cli.terminal import human_size, wants_colour
 
 RESUME_ATTEMPTS = 3
@@ -38,11 +42,15 @@ def safe_target(folder: Path, artifact_path: str) -> Path:
     that would leave the folder through a link already there."""
     pure = PurePosixPath(artifact_path)
     bad_part = any(part in ("", ".", "..") or "\\" in part or "\0" in part for part in pure.parts)
+    # A path like that is the server's answer gone wrong (or hostile), not this disk's trouble.
+    refusal = CliError(
+        f"refused the path {artifact_path!r}: it would land outside {folder}", exit_status=ExitStatus.SERVER_ERROR
+    )
     if not pure.parts or pure.is_absolute() or bad_part:
-        raise CliError(f"refused the path {artifact_path!r}: it would land outside {folder}")
+        raise refusal
     target = folder.joinpath(*pure.parts)
     if not target.resolve().is_relative_to(folder.resolve()):
-        raise CliError(f"refused the path {artifact_path!r}: it would land outside {folder}")
+        raise refusal
     return target
 
 
@@ -68,7 +76,32 @@ class Progress:
             self.stream.flush()
 
 
+@dataclass(frozen=True)
+class DownloadedFile:
+    artifact: Artifact
+    saved_to: Path
+    verified: bool  # its sha256 matched the one the API gives
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "artifact_id": self.artifact.id,
+            "path": self.artifact.path,
+            "saved_to": str(self.saved_to),
+            "size": self.artifact.size,
+            "sha256": self.artifact.sha256,
+            "verified": self.verified,
+        }
+
+
+def _local_failure(error: OSError, what: str) -> CliError:
+    reason = error.strerror or str(error)
+    return CliError(f"could not write {what} ({reason})", exit_status=ExitStatus.LOCAL_FILES)
+
+
 class ArtifactDownloader:
+    """`for_people`: a line per file on `out`; without, nothing on it (a --json command
+    reports what download_files returns), and a resumed transfer is a notice."""
+
     def __init__(
         self,
         client: ApiClient,
@@ -77,61 +110,76 @@ class ArtifactDownloader:
         out: TextIO | None = None,
         progress_stream: TextIO | None = None,
         sleep: Callable[[float], None] = time.sleep,
+        for_people: bool = True,
     ) -> None:
         self.client = client
         self.folder = folder
         self.out = out or sys.stdout
         self.progress_stream = progress_stream or sys.stderr
         self.sleep = sleep
+        self.for_people = for_people
 
     def say(self, text: str) -> None:
-        self.out.write(text + "\n")
-        self.out.flush()
+        if self.for_people:
+            self.out.write(text + "\n")
+            self.out.flush()
 
     def download_run(self, run_id: int) -> list[Path]:
         """Every artifact of the run; raises CliError naming each file that failed, after trying them all."""
-        listing = self.client.get(f"/runs/{run_id}/artifacts")
-        items: list[dict[str, Any]] = listing if isinstance(listing, list) else listing.get("results", [])
+        return [downloaded.saved_to for downloaded in self.download_files(run_id)]
+
+    def download_files(self, run_id: int) -> list[DownloadedFile]:
+        items = self.client.get(f"/runs/{run_id}/artifacts", ARTIFACTS)
         if not items:
             self.say("The run made no files to download.")
             return []
-        self.folder.mkdir(parents=True, exist_ok=True)
-        total = sum(int(item.get("size") or 0) for item in items)
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise _local_failure(error, str(self.folder)) from error
+        total = sum(item.size for item in items)
         self.say(f"Downloading {len(items)} files ({human_size(total)}) into {self.folder}{os.sep}")
-        saved, failures = [], []
+        saved: list[DownloadedFile] = []
+        failures: list[tuple[str, CliError]] = []
         for index, item in enumerate(items, 1):
-            label = f"  [{index}/{len(items)}] {item.get('path')}"
+            label = f"  [{index}/{len(items)}] {item.path}"
             try:
                 saved.append(self.download(item, label=label))
             except CliError as error:
                 self.say(f"{label}  ✗ {error}")
-                failures.append(f"{item.get('path')}: {error}")
+                failures.append((item.path, error))
         if failures:
-            raise CliError("Some files could not be downloaded:\n  " + "\n  ".join(failures))
+            listed = "\n  ".join(f"{path}: {error}" for path, error in failures)
+            # A script acts on the first failure's kind: the server's, the network's, or this disk's.
+            raise CliError(f"Some files could not be downloaded:\n  {listed}", exit_status=failures[0][1].exit_status)
         return saved
 
-    def download(self, item: dict[str, Any], *, label: str) -> Path:
-        target = safe_target(self.folder, str(item.get("path") or ""))
-        target.parent.mkdir(parents=True, exist_ok=True)
-        expected = item.get("sha256") or None
-        size = int(item.get("size") or 0)
+    def download(self, item: Artifact, *, label: str) -> DownloadedFile:
+        target = safe_target(self.folder, item.path)
+        expected = item.sha256 or None
         if expected and target.is_file() and file_sha256(target) == expected:
-            self.say(f"{label}  already here ({human_size(size)}, sha256 matches)")
-            return target
+            self.say(f"{label}  already here ({human_size(item.size)}, sha256 matches)")
+            return DownloadedFile(item, target, verified=True)
         part = target.with_name(target.name + ".part")
         try:
-            self._fetch(int(item["id"]), part, Progress(label, size, self.progress_stream))
+            target.parent.mkdir(parents=True, exist_ok=True)
+            self._fetch(item.id, part, Progress(label, item.size, self.progress_stream))
+            got = file_sha256(part)
+            if expected and got != expected:
+                raise CliError(
+                    f"its sha256 is {got}, not {expected} as the server says; the file was not kept",
+                    exit_status=ExitStatus.SERVER_ERROR,
+                )
+            os.replace(part, target)
         except CliError:
             part.unlink(missing_ok=True)
             raise
-        got = file_sha256(part)
-        if expected and got != expected:
-            part.unlink()
-            raise CliError(f"its sha256 is {got}, not {expected} as the server says; the file was not kept")
-        os.replace(part, target)
+        except OSError as error:
+            part.unlink(missing_ok=True)
+            raise _local_failure(error, str(target)) from error
         checked = "sha256 verified" if expected else "no sha256 given to check"
         self.say(f"{label}  ✓ {human_size(target.stat().st_size)}, {checked}")
-        return target
+        return DownloadedFile(item, target, verified=expected is not None)
 
     def _fetch(self, artifact_id: int, part: Path, progress: Progress) -> None:
         """The artifact's bytes into `part`, resuming after a dropped connection."""
@@ -165,5 +213,8 @@ class ArtifactDownloader:
                 attempts += 1
                 if attempts > RESUME_ATTEMPTS:
                     raise
-                self.say(f"  connection lost ({error.reason}); resuming…")
+                if self.for_people:
+                    self.say(f"  connection lost ({error.reason}); resuming…")
+                else:
+                    notice(f"Connection lost ({error.reason}); resuming the download…")
                 self.sleep(min(2.0**attempts, 10.0))

@@ -9,20 +9,29 @@ ends after the final status; a stream that ends early is reopened.
 from __future__ import annotations
 
 import json
-import sys
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Protocol
 
 from httpx_sse import EventSource
+from pydantic import ValidationError
 
+from atelier_cli.answers import RUN, RUN_EVENT, Run, RunEvent
 from atelier_cli.api_client import ApiClient
 from atelier_cli.errors import Unreachable
-from atelier_cli.trajectory import TrajectoryPrinter
+from atelier_cli.output import notice
 
 # How long to keep trying to reconnect while no event arrives, before giving up.
 RECONNECT_PATIENCE_SECONDS = 120.0
 LONGEST_PAUSE = 5.0
+
+
+class EventSink(Protocol):
+    """Where followed events go: the trajectory for a person, or JSON Lines for a script."""
+
+    def show_event(self, event: RunEvent) -> None: ...
+
+    def end_line(self) -> None: ...
 
 
 class RunFollower:
@@ -30,7 +39,7 @@ class RunFollower:
         self,
         client: ApiClient,
         run_id: int,
-        printer: TrajectoryPrinter,
+        printer: EventSink,
         *,
         after: int = 0,
         sleep: Callable[[float], None] = time.sleep,
@@ -44,7 +53,7 @@ class RunFollower:
         self.clock = clock
         self.reconnects = 0
 
-    def follow(self) -> dict[str, Any]:
+    def follow(self) -> Run:
         """Show events until the run is final; returns the final run (GET /runs/{id})."""
         trouble_since: float | None = None
         pause = 0.5
@@ -59,18 +68,14 @@ class RunFollower:
                 if now - trouble_since > RECONNECT_PATIENCE_SECONDS:
                     raise
                 self.printer.end_line()
-                print(
-                    f"Connection lost ({error.reason}); reconnecting after event {self.last_seq}…",
-                    file=sys.stderr,
-                    flush=True,
-                )
+                notice(f"Connection lost ({error.reason}); reconnecting after event {self.last_seq}…")
                 self.sleep(pause)
                 pause = min(pause * 2, LONGEST_PAUSE)
                 self.reconnects += 1
                 continue
             trouble_since = None
-            run: dict[str, Any] = self.client.get(f"/runs/{self.run_id}")
-            if run.get("is_final"):
+            run = self.client.get(f"/runs/{self.run_id}", RUN)
+            if run.is_final:
                 self.printer.end_line()
                 return run
             # The stream closed before the run ended (a restart, a proxy's time limit): open it again.
@@ -87,23 +92,17 @@ class RunFollower:
             for message in EventSource(response).iter_sse():
                 self._show(message.event, message.data)
 
-    def _show(self, event: str, data: str) -> None:
+    def _show(self, event_name: str, data: str) -> None:
+        """Each event once, in order; data that is not an event this client can read is
+        left out rather than ending the watch."""
         try:
-            event_data = _event_data(data)
-        except ValueError:
+            fields = json.loads(data) if data else None
+            if not isinstance(fields, dict):
+                return
+            event = RUN_EVENT.validate_python({"kind": event_name, **fields})
+        except (ValueError, ValidationError):
             return
-        seq = event_data.get("seq")
-        if not isinstance(seq, int) or seq <= self.last_seq:
+        if event.seq <= self.last_seq:
             return
-        kind = event_data.get("kind") or event
-        payload = event_data.get("payload")
-        if isinstance(kind, str) and isinstance(payload, dict):
-            self.printer.show(kind, payload)
-        self.last_seq = seq
-
-
-def _event_data(data: str) -> dict[str, Any]:
-    value = json.loads(data) if data else None
-    if not isinstance(value, dict):
-        raise ValueError("an event's data is a JSON object")
-    return value
+        self.printer.show_event(event)
+        self.last_seq = event.seq

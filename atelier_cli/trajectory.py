@@ -11,6 +11,7 @@ import json
 import sys
 from typing import Any, TextIO
 
+from atelier_cli.answers import RunEvent
 from atelier_cli.terminal import Style, human_seconds, human_size, one_line, wants_colour
 
 # How much of a command's output is shown: the first lines live, then a count of the rest.
@@ -75,6 +76,9 @@ class TrajectoryPrinter:
         self.mid_line = not text.endswith("\n")
 
     # --- events ----------------------------------------------------------
+
+    def show_event(self, event: RunEvent) -> None:
+        self.show(event.kind, event.payload)
 
     def show(self, kind: str, payload: dict[str, Any]) -> None:
         handler = getattr(self, f"_on_{kind}", None)

@@ -1,15 +1,24 @@
-"""What several commands share: the client from the saved login, and argument types."""
+"""What several commands share: the client from the saved login, the --json option, and argument types."""
 
 from __future__ import annotations
 
 import argparse
 
 from atelier_cli.api_client import ApiClient
-from atelier_cli.credentials import credentials_load
+from atelier_cli.credentials import Credentials, credentials_load
 
 
-def api_client() -> ApiClient:
-    return ApiClient(credentials_load())
+def api_client(credentials: Credentials | None = None) -> ApiClient:
+    """A client for `credentials` (checking a login), else for the saved login."""
+    return ApiClient(credentials or credentials_load())
+
+
+def add_json_option(parser: argparse.ArgumentParser, what: str) -> None:
+    parser.add_argument(
+        "--json",
+        action="store_true",
+        help=f"print {what} as JSON on stdout, nothing else; errors as a JSON object on stderr",
+    )
 
 
 def positive_int(text: str) -> int:

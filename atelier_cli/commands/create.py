@@ -5,14 +5,16 @@ from __future__ import annotations
 
 import argparse
 import mimetypes
-import sys
 from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
+from atelier_cli.answers import RUN, STAGED_INPUTS, Run
 from atelier_cli.api_client import ApiClient
-from atelier_cli.commands.common import api_client, model_choice, positive_int
+from atelier_cli.commands.common import add_json_option, api_client, model_choice, positive_int
 from atelier_cli.errors import CliError
+from atelier_cli.exit_status import ExitStatus
+from atelier_cli.output import notice, print_document
 from atelier_cli.terminal import human_size
 from atelier_cli.watch import watch_run
 from atelier_cli.workspaces import default_workspace_slug
@@ -57,6 +59,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     parser.add_argument(
         "--output", metavar="DIR", type=Path, help="download the run's files here at the end (implies --wait)"
     )
+    add_json_option(parser, "the run (with --wait or --output: JSON Lines as it goes)")
     parser.set_defaults(func=run)
 
 
@@ -64,13 +67,13 @@ def _checked_inputs(paths: list[Path]) -> list[Path]:
     """Every input is readable before anything is sent, so a typo costs nothing."""
     for path in paths:
         if not path.is_file():
-            raise CliError(f"{path}: no such file.")
+            raise CliError(f"{path}: no such file.", exit_status=ExitStatus.USAGE)
     return paths
 
 
 def inputs_upload(client: ApiClient, workspace: str, paths: list[Path]) -> list[int]:
     total = sum(path.stat().st_size for path in paths)
-    print(f"Uploading {len(paths)} input file(s) ({human_size(total)})…", file=sys.stderr, flush=True)
+    notice(f"Uploading {len(paths)} input file(s) ({human_size(total)})…")
     with ExitStack() as files:
         fields = [
             (
@@ -83,8 +86,8 @@ def inputs_upload(client: ApiClient, workspace: str, paths: list[Path]) -> list[
             )
             for path in paths
         ]
-        uploaded = client.post(f"/workspaces/{workspace}/inputs", files=fields)
-    return [int(item["id"]) for item in uploaded]
+        uploaded = client.post(f"/workspaces/{workspace}/inputs", STAGED_INPUTS, files=fields)
+    return [item.id for item in uploaded]
 
 
 def run_create(
@@ -93,13 +96,12 @@ def run_create(
     body: dict[str, Any],
     *,
     key: str | None = None,
-) -> dict[str, Any]:
+) -> Run:
     """POST the run; a retry after a network error makes it once (ApiClient.post_once)."""
-    run: dict[str, Any] = client.post_once(f"/workspaces/{workspace}/runs", body, key=key)
-    return run
+    return client.post_once(f"/workspaces/{workspace}/runs", body, RUN, key=key)
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> ExitStatus:
     inputs = _checked_inputs(args.input)
     with api_client() as client:
         workspace = args.workspace or default_workspace_slug(client)
@@ -116,8 +118,11 @@ def run(args: argparse.Namespace) -> int:
             "max_tokens": args.max_tokens,
         }
         created = run_create(client, workspace, body)
-        print(f"Run {created['id']} created in {created.get('workspace', workspace)}: {created.get('web_url', '')}")
-        sys.stdout.flush()
-        if not (args.wait or args.output):
-            return 0
-        return watch_run(client, created, output=args.output)
+        waiting = bool(args.wait or args.output)
+        if args.json and not waiting:
+            print_document(created.as_json())
+        elif not args.json:
+            print(f"Run {created.id} created in {created.workspace}: {created.web_url}", flush=True)
+        if not waiting:
+            return ExitStatus.OK
+        return watch_run(client, created, output=args.output, as_json=args.json)

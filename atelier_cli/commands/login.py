@@ -6,9 +6,12 @@ import argparse
 import getpass
 import sys
 
-from atelier_cli.api_client import ApiClient
+from atelier_cli.answers import WORKSPACES, as_json_list
+from atelier_cli.commands.common import add_json_option, api_client
 from atelier_cli.credentials import DEFAULT_URL, Credentials, config_path, credentials_save, normalize_url, saved_url
 from atelier_cli.errors import ApiError, CliError
+from atelier_cli.exit_status import ExitStatus
+from atelier_cli.output import print_document
 
 HELP = "Save the server's address and your personal access token (checked first)."
 
@@ -23,6 +26,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         f"is saved here (for CI jobs). Saved in {config_path()} (readable by you only).",
     )
     parser.add_argument("--url", help=f"the server's address (asked for when not given; default {DEFAULT_URL})")
+    add_json_option(parser, "the server, where the login was saved and your workspaces")
     parser.set_defaults(func=run)
 
 
@@ -32,7 +36,7 @@ def _ask(prompt: str) -> str:
     return sys.stdin.readline().strip()
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> ExitStatus:
     interactive = sys.stdin.isatty()
     url = args.url
     if url is None:
@@ -43,15 +47,20 @@ def run(args: argparse.Namespace) -> int:
     # From a pipe (`… | atelier login`) the token is the first line, without a prompt in the way.
     token = (getpass.getpass(prompt) if interactive else sys.stdin.readline()).strip()
     if not token:
-        raise CliError("No token given; nothing was saved.")
+        raise CliError("No token given; nothing was saved.", exit_status=ExitStatus.USAGE)
     credentials = Credentials(url=url, token=token)
-    with ApiClient(credentials) as client:
+    with api_client(credentials) as client:
         try:
-            workspaces = client.get("/workspaces")
+            workspaces = client.get("/workspaces", WORKSPACES)
         except ApiError as error:
-            raise CliError(f"{error.detail} Nothing was saved.") from None
+            raise CliError(
+                f"{error.detail} Nothing was saved.", exit_status=error.exit_status, http_status=error.status
+            ) from None
     path = credentials_save(credentials)
-    names = ", ".join(str(w.get("slug")) for w in workspaces) or "none yet"
+    if args.json:
+        print_document({"url": url, "saved_to": str(path), "workspaces": as_json_list(workspaces)})
+        return ExitStatus.OK
+    names = ", ".join(w.slug for w in workspaces) or "none yet"
     print(f"Logged in to {url}. Your workspaces: {names}.")
     print(f"Saved in {path}.")
-    return 0
+    return ExitStatus.OK

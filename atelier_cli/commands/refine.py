@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import Any
 
+from atelier_cli.answers import RUN, Run
 from atelier_cli.api_client import ApiClient
-from atelier_cli.commands.common import api_client, positive_int
+from atelier_cli.commands.common import add_json_option, api_client, positive_int
+from atelier_cli.exit_status import ExitStatus
+from atelier_cli.output import print_document
 from atelier_cli.watch import watch_run
 
 HELP = "Ask for a new version of a run's creation: what should change, continuing from that run's files."
@@ -30,20 +32,26 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     parser.add_argument(
         "--output", metavar="DIR", type=Path, help="download the new run's files here at the end (implies --wait)"
     )
+    add_json_option(parser, "the new run (with --wait or --output: JSON Lines as it goes)")
     parser.set_defaults(func=run)
 
 
-def run_refine(client: ApiClient, run_id: int, instruction: str, *, key: str | None = None) -> dict[str, Any]:
+def run_refine(client: ApiClient, run_id: int, instruction: str, *, key: str | None = None) -> Run:
     """POST the refine; a retry after a network error asks for one version (ApiClient.post_once)."""
-    refined: dict[str, Any] = client.post_once(f"/runs/{run_id}/refine", {"instruction": instruction}, key=key)
-    return refined
+    return client.post_once(f"/runs/{run_id}/refine", {"instruction": instruction}, RUN, key=key)
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> ExitStatus:
     with api_client() as client:
         refined = run_refine(client, args.run_id, args.instruction)
-        version, page = f"v{refined.get('version')}", refined.get("web_url", "")
-        print(f"Run {refined['id']} created as {version}, refining run {args.run_id}: {page}", flush=True)
-        if not (args.wait or args.output):
-            return 0
-        return watch_run(client, refined, output=args.output)
+        waiting = bool(args.wait or args.output)
+        if args.json and not waiting:
+            print_document(refined.as_json())
+        elif not args.json:
+            print(
+                f"Run {refined.id} created as v{refined.version}, refining run {args.run_id}: {refined.web_url}",
+                flush=True,
+            )
+        if not waiting:
+            return ExitStatus.OK
+        return watch_run(client, refined, output=args.output, as_json=args.json)

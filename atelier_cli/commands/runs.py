@@ -5,11 +5,13 @@ from __future__ import annotations
 import argparse
 import shutil
 from datetime import datetime
-from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
+from atelier_cli.answers import RUNS_PAGE, Run, RunsPage, as_json_list
 from atelier_cli.api_client import ApiClient
-from atelier_cli.commands.common import api_client, positive_int
+from atelier_cli.commands.common import add_json_option, api_client, positive_int
+from atelier_cli.exit_status import ExitStatus
+from atelier_cli.output import print_document
 from atelier_cli.terminal import one_line
 
 HELP = "List recent runs, newest first."
@@ -22,29 +24,29 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     parser.add_argument("--workspace", metavar="SLUG", help="only this workspace's runs (default: all of yours)")
     parser.add_argument("--status", metavar="S", help="only runs in this status (queued, running, succeeded, …)")
     parser.add_argument("--limit", metavar="N", type=positive_int, default=20, help="at most N runs (default 20)")
+    add_json_option(parser, "the runs (a list)")
     parser.set_defaults(func=run)
 
 
-def _next_cursor(page: dict[str, Any]) -> str | None:
+def _next_cursor(page: RunsPage) -> str | None:
     """The next page's cursor; the answer names it inside a URL, which is not followed itself
     (requests go to the configured server only)."""
-    link = page.get("next")
-    if not link:
+    if not page.next:
         return None
-    cursors = parse_qs(urlsplit(str(link)).query).get("cursor")
+    cursors = parse_qs(urlsplit(page.next).query).get("cursor")
     return cursors[0] if cursors else None
 
 
-def runs_list(client: ApiClient, *, workspace: str | None, status: str | None, limit: int) -> list[dict[str, Any]]:
+def runs_list(client: ApiClient, *, workspace: str | None, status: str | None, limit: int) -> list[Run]:
     params: dict[str, str | int] = {"page_size": min(limit, PAGE_SIZE_MAX)}
     if workspace:
         params["workspace"] = workspace
     if status:
         params["status"] = status
-    found: list[dict[str, Any]] = []
+    found: list[Run] = []
     while len(found) < limit:
-        page = client.get("/runs", params=params)
-        found.extend(page.get("results", []))
+        page = client.get("/runs", RUNS_PAGE, params=params)
+        found.extend(page.results)
         cursor = _next_cursor(page)
         if not cursor:
             break
@@ -52,25 +54,12 @@ def runs_list(client: ApiClient, *, workspace: str | None, status: str | None, l
     return found[:limit]
 
 
-def when(value: Any) -> str:
-    try:
-        return datetime.fromisoformat(str(value)).astimezone().strftime("%Y-%m-%d %H:%M")
-    except ValueError:
-        return str(value or "")
+def when(moment: datetime) -> str:
+    return moment.astimezone().strftime("%Y-%m-%d %H:%M")
 
 
-def runs_table(runs: list[dict[str, Any]], *, width: int) -> str:
-    rows = [
-        [
-            str(r.get("id", "")),
-            str(r.get("status", "")),
-            str(r.get("workspace", "")),
-            when(r.get("created_at")),
-            str(r.get("model", "")),
-            str(r.get("title") or r.get("brief") or ""),
-        ]
-        for r in runs
-    ]
+def runs_table(runs: list[Run], *, width: int) -> str:
+    rows = [[str(r.id), r.status, r.workspace, when(r.created_at), r.model, r.title or r.brief] for r in runs]
     widths = [max([len(name)] + [len(row[i]) for row in rows]) for i, name in enumerate(COLUMNS[:-1])]
     title_width = max(width - sum(widths) - 2 * len(widths), 20)
     lines = []
@@ -80,11 +69,13 @@ def runs_table(runs: list[dict[str, Any]], *, width: int) -> str:
     return "\n".join(lines)
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> ExitStatus:
     with api_client() as client:
         runs = runs_list(client, workspace=args.workspace, status=args.status, limit=args.limit)
-    if not runs:
+    if args.json:
+        print_document(as_json_list(runs))
+    elif not runs:
         print("No runs yet." if not (args.workspace or args.status) else "No runs match.")
-        return 0
-    print(runs_table(runs, width=shutil.get_terminal_size().columns))
-    return 0
+    else:
+        print(runs_table(runs, width=shutil.get_terminal_size().columns))
+    return ExitStatus.OK

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import argparse
-import json
 import shutil
-from typing import Any
 
-from atelier_cli.commands.common import api_client, positive_int
+from atelier_cli.answers import VERSIONS, Version
+from atelier_cli.commands.common import add_json_option, api_client, positive_int
 from atelier_cli.commands.runs import when
+from atelier_cli.exit_status import ExitStatus
+from atelier_cli.output import print_document
 from atelier_cli.terminal import one_line
 
 HELP = "List the versions of a run's creation, newest first (* marks the one it shows)."
@@ -18,20 +19,20 @@ COLUMNS = ("VERSION", "RUN", "STATUS", "FROM", "ASKED BY", "CREATED", "INSTRUCTI
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = commands.add_parser("versions", help=HELP, description=HELP)
     parser.add_argument("run_id", metavar="RUN_ID", type=positive_int, help="any run of the creation")
-    parser.add_argument("--json", action="store_true", help="print the API's answer as JSON instead of a table")
+    add_json_option(parser, "the creation and its versions (the API's answer)")
     parser.set_defaults(func=run)
 
 
-def versions_table(versions: list[dict[str, Any]], *, width: int) -> str:
+def versions_table(versions: list[Version], *, width: int) -> str:
     rows = [
         [
-            f"{'*' if v.get('shown') else ' '}v{v.get('version', '')}",
-            str(v.get("id", "")),
-            str(v.get("status", "")),
-            f"v{v['parent_version']}" if v.get("parent_version") else "brief",
-            str(v.get("asked_by") or "—"),
-            when(v.get("created_at")),
-            str(v.get("instruction") or "(the brief)"),
+            f"{'*' if v.shown else ' '}v{v.version}",
+            str(v.id),
+            v.status,
+            f"v{v.parent_version}" if v.parent_version else "brief",
+            v.asked_by or "—",
+            when(v.created_at),
+            v.instruction or "(the brief)",
         ]
         for v in versions
     ]
@@ -44,13 +45,13 @@ def versions_table(versions: list[dict[str, Any]], *, width: int) -> str:
     return "\n".join(lines)
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> ExitStatus:
     with api_client() as client:
-        found = client.get(f"/runs/{args.run_id}/versions")
+        found = client.get(f"/runs/{args.run_id}/versions", VERSIONS)
     if args.json:
-        print(json.dumps(found, indent=2, ensure_ascii=False))
-        return 0
-    title = found.get("title") or one_line(str(found.get("brief", "")), 60)
-    print(f"Creation {found.get('creation_id')}: {title}")
-    print(versions_table(found.get("versions", []), width=shutil.get_terminal_size().columns))
-    return 0
+        print_document(found.as_json())
+        return ExitStatus.OK
+    title = found.title or one_line(found.brief, 60)
+    print(f"Creation {found.creation_id}: {title}")
+    print(versions_table(found.versions, width=shutil.get_terminal_size().columns))
+    return ExitStatus.OK

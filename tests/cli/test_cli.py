@@ -4,6 +4,7 @@ live, its files downloaded; listed; cancelled with Ctrl-C or `atelier cancel`.""
 
 from __future__ import annotations
 
+import json
 import re
 import stat
 import threading
@@ -12,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from atelier_cli.exit_status import ExitStatus
 from creations.models import ACTIVE_STATUSES, Artifact, Run, RunStatus
 from tests.cli.terminal_session import AtelierSession, atelier, atelier_env
 from tests.support.api import token_for
@@ -174,7 +176,7 @@ def test_ctrl_c_answered_no_leaves_the_run_going_to_follow_again_and_cancel(
     assert wait_for_final(run, logs=run_stack.logs).status == RunStatus.CANCELLED
 
     refused = atelier(["cancel", str(run.pk)], env)
-    assert refused.returncode == 1
+    assert refused.returncode == ExitStatus.CONFLICT
     assert refused.stderr.startswith("Error: ")
     assert "Traceback" not in refused.stderr
 
@@ -187,13 +189,13 @@ def test_login_checks_the_address_and_token_and_keeps_them_for_the_owner_only(
     token = token_for(team.member) + "\n"
     # The artifact origin is the same daphne under another name: it serves no API.
     wrong_address = atelier(["login", "--url", run_stack.base_url], no_env, stdin=token)
-    assert wrong_address.returncode == 1
+    assert wrong_address.returncode == ExitStatus.SERVER_ERROR
     assert wrong_address.stderr == (
         f"Error: {run_stack.base_url} answered 404 Not Found for /api/v1/workspaces, unlike the Atelier API: "
         "is this the right address? Nothing was saved.\n"
     )
     refused = atelier(["login", "--url", server], no_env, stdin="atl_nope_" + "0" * 64 + "\n")
-    assert refused.returncode == 1
+    assert refused.returncode == ExitStatus.NOT_AUTHENTICATED
     assert refused.stderr == (
         "Error: The token is not valid. Create one on your Access tokens page. Nothing was saved.\n"
     )
@@ -208,3 +210,20 @@ def test_login_checks_the_address_and_token_and_keeps_them_for_the_owner_only(
 
     listed = atelier(["runs"], no_env)
     assert (listed.returncode, listed.stdout) == (0, "No runs yet.\n")
+
+
+def test_a_script_gets_json_and_the_exit_status_of_what_went_wrong(
+    run_stack: AtelierServer, team: Team, env: dict[str, str]
+) -> None:
+    listed = atelier(["runs", "--json"], env)
+    assert (listed.returncode, json.loads(listed.stdout), listed.stderr) == (ExitStatus.OK, [], "")
+
+    missing = atelier(["cancel", "999999", "--json"], env)
+    assert missing.returncode == ExitStatus.NOT_FOUND
+    assert missing.stdout == ""
+    error = json.loads(missing.stderr)
+    assert (error["error"], error["exit_status"], error["http_status"]) == ("not_found", 5, 404)
+
+    revoked = atelier(["runs", "--json"], {**env, "ATELIER_TOKEN": "atl_nope_" + "0" * 64})
+    assert revoked.returncode == ExitStatus.NOT_AUTHENTICATED
+    assert json.loads(revoked.stderr)["error"] == "not_authenticated"

@@ -14,6 +14,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from atelier_cli.exit_status import ExitStatus
 from creations.models import Artifact, Creation, Run, RunEvent, RunStatus
 from tests.cli.terminal_session import AtelierSession, atelier, atelier_env
 from tests.support.api import token_for
@@ -117,7 +118,7 @@ def test_a_version_refined_from_the_terminal_continues_from_the_last_and_hears_w
     ]
 
     too_late = atelier(["say", str(v1.pk), "and in blue"], env)
-    assert too_late.returncode == 1
+    assert too_late.returncode == ExitStatus.CONFLICT
     assert too_late.stderr == (
         "Error: v1 has ended, so nobody would read this. Refine it to ask for a change. "
         f'For a new version: atelier refine {v1.pk} "…"\n'

@@ -12,7 +12,7 @@ from atelier_cli.commands import create
 from atelier_cli.commands.create import run_create
 from atelier_cli.errors import Unreachable
 from atelier_cli.main import main
-from tests.cli.fake_api import FakeApi
+from tests.cli.fake_api import FakeApi, run_answer
 
 BODY = {"brief": "a poster", "input_ids": []}
 
@@ -23,17 +23,17 @@ def test_a_retry_after_a_lost_answer_sends_the_same_key() -> None:
     def create(request: httpx.Request) -> httpx.Response:
         if next(answers) == "lost":
             raise httpx.ReadTimeout("timed out", request=request)
-        return httpx.Response(201, json={"id": 9, "web_url": "http://atelier.test/r/9/"})
+        return httpx.Response(201, json=run_answer(9, web_url="http://atelier.test/r/9/"))
 
     api = FakeApi({("POST", "/workspaces/ana/runs"): create})
-    assert run_create(api.client(), "ana", BODY)["id"] == 9
+    assert run_create(api.client(), "ana", BODY).id == 9
     first, retry = api.sent("POST", "/workspaces/ana/runs")
     assert first.headers["Idempotency-Key"] == retry.headers["Idempotency-Key"]
     assert len(first.headers["Idempotency-Key"]) == 36
 
 
 def test_each_invocation_has_a_key_of_its_own() -> None:
-    api = FakeApi({("POST", "/workspaces/ana/runs"): lambda request: httpx.Response(201, json={"id": 9})})
+    api = FakeApi({("POST", "/workspaces/ana/runs"): lambda request: httpx.Response(201, json=run_answer(9))})
     run_create(api.client(), "ana", BODY)
     run_create(api.client(), "ana", BODY)
     keys = {request.headers["Idempotency-Key"] for request in api.sent("POST", "/workspaces/ana/runs")}
@@ -53,7 +53,7 @@ def test_it_stops_retrying_and_says_which_server_it_could_not_reach() -> None:
 
 
 def test_artifacts_of_earlier_runs_are_named_as_inputs(monkeypatch: pytest.MonkeyPatch) -> None:
-    api = FakeApi({("POST", "/workspaces/ana/runs"): lambda request: httpx.Response(201, json={"id": 9})})
+    api = FakeApi({("POST", "/workspaces/ana/runs"): lambda request: httpx.Response(201, json=run_answer(9))})
     monkeypatch.setattr(create, "api_client", api.client)
     assert (
         main(["create", "the same, in blue", "--workspace", "ana", "--from-artifact", "4", "--from-artifact", "12"])

@@ -7,18 +7,19 @@ import io
 import httpx
 import pytest
 
+from atelier_cli.answers import Run
 from atelier_cli.errors import Unreachable
 from atelier_cli.event_stream import RunFollower
 from atelier_cli.trajectory import TrajectoryPrinter
-from tests.cli.fake_api import DroppedStream, FakeApi
+from tests.cli.fake_api import DroppedStream, FakeApi, run_answer
 from tests.cli.recorded import RUN_EVENTS, numbered, sse_body
 
 EVENTS = numbered(RUN_EVENTS)
 SSE = {"Content-Type": "text/event-stream"}
-FINAL_RUN = {"id": 5, "status": "succeeded", "reason": "submitted", "is_final": True}
+FINAL_RUN = run_answer(5, status="succeeded", reason="submitted", is_final=True)
 
 
-def follow(api: FakeApi) -> tuple[dict, str]:
+def follow(api: FakeApi) -> tuple[Run, str]:
     out = io.StringIO()
     run = RunFollower(api.client(), 5, TrajectoryPrinter(out, colour=False), sleep=lambda s: None).follow()
     return run, out.getvalue()
@@ -44,7 +45,7 @@ def test_a_dropped_connection_resumes_from_the_last_event_shown_and_repeats_noth
     first, second = api.sent("GET", "/runs/5/events/stream")
     assert "Last-Event-ID" not in first.headers
     assert second.headers["Last-Event-ID"] == "9"
-    assert run["status"] == "succeeded"
+    assert run.status == "succeeded"
     assert text.count("$ cat /testbed/input/places.csv") == 1
     assert text.count("● running") == 1
     assert text.rstrip().endswith("14 s in the sandbox")
@@ -62,7 +63,7 @@ def test_a_stream_that_ends_before_the_run_does_is_opened_again() -> None:
     )
     run, text = follow(api)
     assert [r.headers.get("Last-Event-ID") for r in api.sent("GET", "/runs/5/events/stream")] == [None, "3", "3"]
-    assert run["is_final"]
+    assert run.is_final
     assert text.count("● succeeded") == 1
 
 

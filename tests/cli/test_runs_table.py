@@ -4,19 +4,20 @@ from __future__ import annotations
 
 import httpx
 
+from atelier_cli.answers import RUN
 from atelier_cli.commands.runs import runs_list, runs_table
-from tests.cli.fake_api import FakeApi
+from tests.cli.fake_api import FakeApi, run_answer
 
 
 def run(n: int) -> dict:
-    return {
-        "id": n,
-        "status": "succeeded",
-        "workspace": "ana",
-        "created_at": "2026-03-01T10:00:00+00:00",
-        "model": "demo",
-        "title": f"Poster number {n}",
-    }
+    return run_answer(
+        n,
+        status="succeeded",
+        workspace="ana",
+        created_at="2026-03-01T10:00:00+00:00",
+        model="demo",
+        title=f"Poster number {n}",
+    )
 
 
 def test_it_follows_the_cursor_until_it_has_enough() -> None:
@@ -30,7 +31,7 @@ def test_it_follows_the_cursor_until_it_has_enough() -> None:
 
     api = FakeApi({("GET", "/runs"): page})
     runs = runs_list(api.client(), workspace="ana", status="succeeded", limit=3)
-    assert [r["id"] for r in runs] == [5, 4, 3]
+    assert [r.id for r in runs] == [5, 4, 3]
     first, second = api.sent("GET", "/runs")
     assert dict(first.url.params) == {"page_size": "3", "workspace": "ana", "status": "succeeded"}
     assert second.url.host == "atelier.test"
@@ -39,7 +40,7 @@ def test_it_follows_the_cursor_until_it_has_enough() -> None:
 
 def test_the_table_has_a_row_per_run_with_titles_cut_to_fit() -> None:
     long_title = {**run(12), "title": "A very long title " * 10}
-    lines = runs_table([run(5), long_title], width=80).splitlines()
+    lines = runs_table([RUN.validate_python(run(5)), RUN.validate_python(long_title)], width=80).splitlines()
     assert lines[0].split() == ["ID", "STATUS", "WORKSPACE", "CREATED", "MODEL", "TITLE"]
     assert lines[1].startswith("5   succeeded  ana ")
     assert lines[1].endswith("demo   Poster number 5")

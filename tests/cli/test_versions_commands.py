@@ -13,13 +13,14 @@ from typing import Any
 import httpx
 import pytest
 
+from atelier_cli.answers import Version
 from atelier_cli.commands import say, versions
 from atelier_cli.commands.refine import run_refine
 from atelier_cli.commands.versions import versions_table
 from atelier_cli.errors import ApiError, CliError
 from atelier_cli.trajectory import TrajectoryPrinter
 from creations.events.schema import validate_event
-from tests.cli.fake_api import FakeApi
+from tests.cli.fake_api import FakeApi, run_answer
 
 PROBLEM = {"Content-Type": "application/problem+json"}
 
@@ -34,10 +35,10 @@ def test_a_refine_retried_after_a_lost_answer_sends_the_same_key() -> None:
     def refine(request: httpx.Request) -> httpx.Response:
         if next(answers) == "lost":
             raise httpx.ReadTimeout("timed out", request=request)
-        return httpx.Response(201, json={"id": 8, "version": 2, "parent_id": 7})
+        return httpx.Response(201, json=run_answer(8, version=2, parent_id=7))
 
     api = FakeApi({("POST", "/runs/7/refine"): refine})
-    assert run_refine(api.client(), 7, "make the title bigger")["version"] == 2
+    assert run_refine(api.client(), 7, "make the title bigger").version == 2
     first, retry = api.sent("POST", "/runs/7/refine")
     assert first.headers["Idempotency-Key"] == retry.headers["Idempotency-Key"]
     assert first.read() == retry.read() == b'{"instruction":"make the title bigger"}'
@@ -45,7 +46,7 @@ def test_a_refine_retried_after_a_lost_answer_sends_the_same_key() -> None:
 
 def _say(api: FakeApi, monkeypatch: pytest.MonkeyPatch, run_id: int = 7) -> int:
     monkeypatch.setattr(say, "api_client", api.client)
-    return say.run(argparse.Namespace(run_id=run_id, text="sign it"))
+    return say.run(argparse.Namespace(run_id=run_id, text="sign it", json=False))
 
 
 def test_telling_an_agent_that_has_ended_says_to_refine_instead(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -53,7 +54,7 @@ def test_telling_an_agent_that_has_ended_says_to_refine_instead(monkeypatch: pyt
     api = FakeApi(
         {
             ("POST", "/runs/7/messages"): lambda request: problem(409, ended),
-            ("GET", "/runs/7"): lambda request: httpx.Response(200, json={"id": 7, "is_final": True}),
+            ("GET", "/runs/7"): lambda request: httpx.Response(200, json=run_answer(7, is_final=True)),
         }
     )
     with pytest.raises(CliError) as caught:
@@ -66,7 +67,7 @@ def test_a_refusal_while_the_run_goes_on_is_the_servers_sentence_alone(monkeypat
     api = FakeApi(
         {
             ("POST", "/runs/7/messages"): lambda request: problem(409, waiting),
-            ("GET", "/runs/7"): lambda request: httpx.Response(200, json={"id": 7, "is_final": False}),
+            ("GET", "/runs/7"): lambda request: httpx.Response(200, json=run_answer(7, is_final=False)),
         }
     )
     with pytest.raises(ApiError) as caught:
@@ -102,7 +103,7 @@ def test_the_versions_table_marks_the_one_shown_and_where_each_came_from() -> No
         version(2, instruction="make the title bigger", shown=True),
         version(1, asked_by=None),
     ]
-    lines = versions_table(rows, width=100).splitlines()
+    lines = versions_table([Version.model_validate(row) for row in rows], width=100).splitlines()
     assert lines[0].split() == ["VERSION", "RUN", "STATUS", "FROM", "ASKED", "BY", "CREATED", "INSTRUCTION"]
     assert lines[1].split()[:5] == ["v3", "43", "running", "v1", "bob"]
     assert lines[1].endswith("…")
