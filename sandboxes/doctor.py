@@ -9,8 +9,9 @@ import docker
 import docker.errors
 from django.conf import settings
 
+from sandboxes.container_spec import SandboxConfig
 from sandboxes.cpu_priority import Engine, State, inspect_sandbox_cgroup
-from sandboxes.docker_runtime import SandboxConfig, start_sandbox
+from sandboxes.docker_runtime import start_sandbox
 from sandboxes.firewall import NetworkPolicyError, policy_runner
 from sandboxes.image import sandbox_image_tag
 from sandboxes.network import egress_policy_problems

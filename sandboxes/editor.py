@@ -1,9 +1,9 @@
 """`str_replace_editor`: view, create, str_replace, insert, undo_edit.
 
-The edit runs inside the sandbox (a short Python program reading one JSON
-request on stdin), so it sees exactly the files the shell sees, as the
+The edit runs inside the sandbox (sandboxes/programs/editor_helper.py, reading
+one JSON request on stdin), so it sees exactly the files the shell sees, as the
 sandbox user, and never touches the worker's filesystem. Undo history lives in
-the sandbox too (/tmp/.atelier-undo), so it is per sandbox by construction.
+the sandbox too (UNDO_DIR), so it is per sandbox by construction.
 Every failure is returned as a result the model reads; nothing raises.
 
 The agent can write files anywhere it works, so the helper must not pick up
@@ -21,6 +21,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from sandboxes.programs import program_text
 from sandboxes.runtime import Sandbox
 
 COMMANDS = ("view", "create", "str_replace", "insert", "undo_edit")
@@ -28,6 +29,9 @@ MAX_OUTPUT_CHARS = 16_000
 MAX_FILE_TEXT_BYTES = 10 * 1024 * 1024
 MAX_READ_BYTES = 64 * 1024 * 1024  # larger files are for execute_bash (sed -n, head, grep)
 PYTHON = "/opt/venv/bin/python3"  # the venv's link to the image's python3, on the read-only root
+UNDO_DIR = "/tmp/.atelier-undo"  # noqa: S108 - a path inside the sandbox
+# Runs in the sandbox with the image's python3 (isolated, see above). Standard library only.
+HELPER = program_text("editor_helper.py")
 
 
 @dataclass(frozen=True)
@@ -36,169 +40,15 @@ class EditorResult:
     is_error: bool = False
 
 
-# Runs in the sandbox with the image's python3 (isolated, see above). Standard library only.
-_HELPER = r"""
-import hashlib, json, os, stat, subprocess, sys
-os.chdir("/")
-UNDO = "/tmp/.atelier-undo"
-LIMIT = int(sys.argv[1])
-MAX_READ = int(sys.argv[2])
-
-def fail(message):
-    print(json.dumps({"output": message, "is_error": True})); sys.exit(0)
-
-def done(message):
-    if len(message) > LIMIT:
-        message = message[:LIMIT] + "\n<response clipped: view a smaller range with view_range>"
-    print(json.dumps({"output": message, "is_error": False})); sys.exit(0)
-
-def numbered(text, first=1):
-    return "\n".join(f"{n:6}\t{line}" for n, line in enumerate(text.split("\n"), first))
-
-def read(path):
-    try:
-        info = os.stat(path)
-    except OSError as e:
-        fail(f"Cannot read {path}: {e.strerror}")
-    if stat.S_ISDIR(info.st_mode):
-        fail(f"{path} is a directory.")
-    if not stat.S_ISREG(info.st_mode):
-        fail(f"{path} is not a regular file (a device, FIFO or socket); inspect it with execute_bash instead.")
-    if info.st_size > MAX_READ:
-        fail(f"{path} is {info.st_size} bytes, too large for the editor; inspect it with execute_bash "
-             "(for example sed -n '1,100p', head, grep).")
-    try:
-        with open(path, "rb") as f:
-            data = f.read(MAX_READ + 1)
-    except IsADirectoryError:
-        fail(f"{path} is a directory.")
-    except PermissionError:
-        fail(f"Permission denied: {path}")
-    except OSError as e:
-        fail(f"Cannot read {path}: {e.strerror}")
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        fail(f"{path} is not UTF-8 text (a binary file?); inspect it with execute_bash instead.")
-
-def write(path, text):
-    try:
-        with open(path, "w", encoding="utf-8") as f:
-            f.write(text)
-    except OSError as e:
-        fail(f"Cannot write {path}: {e.strerror}")
-
-def undo_dir(path):
-    return os.path.join(UNDO, hashlib.sha256(path.encode()).hexdigest()[:32])
-
-def push_undo(path, text):
-    d = undo_dir(path)
-    try:
-        os.makedirs(d, exist_ok=True)
-        n = len(os.listdir(d))
-        with open(os.path.join(d, f"{n:06}"), "w", encoding="utf-8") as f:
-            f.write(text)
-    except OSError as e:
-        fail(f"No change was made: cannot keep the undo copy of {path} in {UNDO}: {e.strerror}")
-
-def snippet(text, line, before=4, after=4):
-    lines = text.split("\n")
-    start = max(0, line - 1 - before)
-    end = min(len(lines), line + after)
-    return numbered("\n".join(lines[start:end]), start + 1)
-
-req = json.load(sys.stdin)
-cmd, path = req["command"], req["path"]
-if not path.startswith("/"):
-    fail(f"The path {path} is not an absolute path; it should start with '/' (for example /testbed/{path}).")
-path = os.path.normpath(path)
-
-if cmd == "view":
-    if os.path.isdir(path):
-        r = subprocess.run(["/usr/bin/find", path, "-maxdepth", "2", "-not", "-path", "*/.*"],
-                           capture_output=True, text=True, errors="replace")
-        listing = "\n".join(sorted(r.stdout.splitlines()))
-        done(f"Files and directories up to 2 levels deep in {path}, hidden items excluded:\n{listing}")
-    if not os.path.exists(path):
-        fail(f"The path {path} does not exist.")
-    text = read(path)
-    vr = req.get("view_range")
-    if vr is None:
-        done(f"Here is the result of running `cat -n` on {path}:\n{numbered(text)}")
-    lines = text.split("\n")
-    start, end = vr
-    if start < 1 or start > len(lines):
-        fail(f"Invalid view_range {vr}: the first number should be between 1 and {len(lines)}.")
-    if end != -1 and (end < start or end > len(lines)):
-        fail(f"Invalid view_range {vr}: the second number should be -1 or between {start} and {len(lines)}.")
-    chosen = lines[start - 1:] if end == -1 else lines[start - 1:end]
-    done(f"Here is the result of running `cat -n` on {path}:\n{numbered(chr(10).join(chosen), start)}")
-
-if cmd == "create":
-    if os.path.lexists(path):
-        fail(f"File already exists at {path}. The create command cannot overwrite files; use str_replace to edit it.")
-    parent = os.path.dirname(path)
-    try:
-        os.makedirs(parent, exist_ok=True)
-    except OSError as e:
-        fail(f"Cannot create the directory {parent}: {e.strerror}")
-    write(path, req["file_text"])
-    done(f"File created successfully at: {path}")
-
-if os.path.isdir(path):
-    fail(f"{path} is a directory; {cmd} works on files.")
-if not os.path.exists(path):
-    fail(f"The path {path} does not exist.")
-
-if cmd == "str_replace":
-    text = read(path)
-    old, new = req["old_str"], req.get("new_str") or ""
-    count = text.count(old)
-    if count == 0:
-        fail(f"No replacement was performed: old_str did not appear verbatim in {path}.")
-    if count > 1:
-        pos, found = -1, []
-        while True:
-            pos = text.find(old, pos + 1)
-            if pos < 0:
-                break
-            found.append(text.count("\n", 0, pos) + 1)
-        fail(f"No replacement was performed: old_str appears {count} times in {path} (lines {found}). "
-             "Include more surrounding lines so that it is unique.")
-    push_undo(path, text)
-    line = text.count("\n", 0, text.find(old)) + 1
-    updated = text.replace(old, new, 1)
-    write(path, updated)
-    done(f"The file {path} has been edited. Here is a snippet of the result:\n"
-         f"{snippet(updated, line, after=4 + new.count(chr(10)))}\n"
-         "Review the changes and make sure they are as expected.")
-
-if cmd == "insert":
-    text = read(path)
-    lines = text.split("\n")
-    n = req["insert_line"]
-    if n < 0 or n > len(lines):
-        fail(f"Invalid insert_line {n}: it should be between 0 and {len(lines)} (the number of lines).")
-    push_undo(path, text)
-    new_lines = req["new_str"].split("\n")
-    updated = "\n".join(lines[:n] + new_lines + lines[n:])
-    write(path, updated)
-    done(f"The file {path} has been edited. Here is a snippet of the result:\n"
-         f"{snippet(updated, n + 1, after=3 + len(new_lines))}\n"
-         "Review the changes and make sure they are as expected (correct indentation, no duplicate lines).")
-
-if cmd == "undo_edit":
-    d = undo_dir(path)
-    saved = sorted(os.listdir(d)) if os.path.isdir(d) else []
-    if not saved:
-        fail(f"No edit to undo for {path}.")
-    last = os.path.join(d, saved[-1])
-    with open(last, encoding="utf-8") as f:
-        previous = f.read()
-    write(path, previous)
-    os.remove(last)
-    done(f"Last edit to {path} undone successfully. Here is the file now:\n{numbered(previous)}")
-"""
+def helper_argv(
+    python: str = PYTHON,
+    *,
+    output_chars: int = MAX_OUTPUT_CHARS,
+    read_bytes: int = MAX_READ_BYTES,
+    undo_dir: str = UNDO_DIR,
+) -> list[str]:
+    """How the helper runs: isolated, standard library only (see above), its limits as arguments."""
+    return [python, "-I", "-S", "-c", HELPER, str(output_chars), str(read_bytes), undo_dir]
 
 
 def _error(message: str) -> EditorResult:
@@ -271,8 +121,7 @@ def str_replace_editor(
     }
     try:
         payload = json.dumps(request).encode("utf-8", "surrogatepass")
-        argv = [PYTHON, "-I", "-S", "-c", _HELPER, str(MAX_OUTPUT_CHARS), str(MAX_READ_BYTES)]
-        code, output = sandbox.exec(argv, stdin=payload, timeout=60)
+        code, output = sandbox.exec(helper_argv(), stdin=payload, timeout=60)
     except Exception as exc:
         return _error(f"The editor could not run in the sandbox: {exc}")
     text = output.decode("utf-8", "replace").strip()

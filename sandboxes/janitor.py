@@ -21,7 +21,7 @@ import docker.errors
 from django.conf import settings
 from django.utils.module_loading import import_string
 
-from sandboxes.docker_runtime import LABEL_HOST, LABEL_RUN_ID, LABEL_SANDBOX
+from sandboxes.container_spec import LABEL_HOST, LABEL_RUN_ID, LABEL_SANDBOX
 from sandboxes.freezer import thaw_container
 from sandboxes.pool import POOL_NAME_PREFIX, POOL_OWNER_LABEL, RUN_NAME_PREFIX
 

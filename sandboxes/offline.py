@@ -13,7 +13,8 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 
-from sandboxes.docker_runtime import DockerSandbox, SandboxConfig, start_sandbox
+from sandboxes.container_spec import SandboxConfig
+from sandboxes.docker_runtime import DockerSandbox, start_sandbox
 
 LABEL_PURPOSE = "atelier.purpose"
 

@@ -21,7 +21,8 @@ from collections.abc import Callable, Mapping
 
 from django.conf import settings
 
-from sandboxes.docker_runtime import LABEL_POOL, LABEL_RUN_ID, NAME_PREFIX, DockerSandbox, start_sandbox
+from sandboxes.container_spec import LABEL_POOL, LABEL_RUN_ID
+from sandboxes.docker_runtime import NAME_PREFIX, DockerSandbox, start_sandbox
 from sandboxes.runtime import Sandbox, SandboxProvider
 
 logger = logging.getLogger(__name__)

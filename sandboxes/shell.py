@@ -36,15 +36,10 @@ from typing import Any
 
 import docker.errors
 
+from sandboxes import shell_scripts
 from sandboxes.docker_exec import ExecClosed, ExecConnection
 from sandboxes.runtime import CommandResult, OutputCallback
-from sandboxes.shell_scripts import (
-    KILL_SHELL,
-    KILLER,
-    SAVED_OUTPUT_DIR,
-    ShellLimits,
-    bootstrap_script,
-)
+from sandboxes.shell_scripts import ShellLimits
 
 logger = logging.getLogger(__name__)
 
@@ -174,12 +169,12 @@ class PersistentShell:
     # -- lifecycle -------------------------------------------------------
     def start(self, timeout: float = 30.0) -> None:
         try:
-            conn = ExecConnection.open(
-                self._api, self._container_id, ["bash", "--noprofile", "--norc"], workdir="/testbed"
-            )
+            environment = shell_scripts.bootstrap_environment(self._limits)
+            argv, workdir = ["bash", "--noprofile", "--norc"], shell_scripts.TESTBED
+            conn = ExecConnection.open(self._api, self._container_id, argv, workdir=workdir, environment=environment)
         except Exception as exc:  # docker.errors.APIError, connection errors
             raise ShellUnavailable(f"cannot start a shell: {exc}") from exc
-        conn.send(bootstrap_script(self._limits).encode())
+        conn.send(shell_scripts.BOOTSTRAP.encode())
         deadline = time.monotonic() + timeout
         text = ""
         try:
@@ -218,7 +213,7 @@ class PersistentShell:
 
     def _kill_shell(self) -> None:
         """Kill the old shell and its jobs, so a runaway command cannot outlive it."""
-        self._run_helper(["bash", "-c", KILL_SHELL, "kill-shell", self._pid])
+        self._run_helper(shell_scripts.stop_argv("shell", self._pid))
 
     # -- commands ----------------------------------------------------------
     def run(self, command: str, *, timeout: float, on_output: OutputCallback | None = None) -> CommandResult:
@@ -355,7 +350,7 @@ class PersistentShell:
 
     def _kill_foreground(self) -> None:
         """Kill what the current command started."""
-        self._run_helper(["bash", "-c", KILLER, "killer", self._pid])
+        self._run_helper(shell_scripts.stop_argv("command", self._pid))
 
     def _run_helper(self, argv: list[str]) -> None:
         if not self._pid:
@@ -376,7 +371,7 @@ class PersistentShell:
 
     def _save_output(self) -> str | None:
         """Copy the command's whole output (the tee log) to a numbered file."""
-        path = f"{SAVED_OUTPUT_DIR}/command-{self._commands}.txt"
+        path = f"{shell_scripts.SAVED_OUTPUT_DIR}/command-{self._commands}.txt"
         return path if self._call_helper(f"__atl_save {path}", timeout=60) == 0 else None
 
     def _call_helper(self, call: str, *, timeout: float) -> int | None:

@@ -33,7 +33,7 @@ from creations.runs.versions import run_continuation
 from creations.usage.budgets import RunBudgetWatch, storage_allowance
 from sandboxes.agent import AgentEvent, AgentLimits, AgentOutcome, InboxMessage, ModelClient
 from sandboxes.agent.session import SandboxSession, SandboxStartError
-from sandboxes.docker_runtime import LABEL_RUN_ID
+from sandboxes.container_spec import LABEL_RUN_ID
 from sandboxes.pool import get_provider
 from sandboxes.runtime import Sandbox
 

@@ -14,7 +14,7 @@ from pathlib import Path
 from sandboxes.agent.events import AgentLimits, AgentOutcome, Emit
 from sandboxes.agent.model import ModelClient
 from sandboxes.agent.session import SandboxSession
-from sandboxes.docker_runtime import LABEL_OWNER, LABEL_RUN_ID
+from sandboxes.container_spec import LABEL_OWNER, LABEL_RUN_ID
 from sandboxes.runtime import CopyOutReport, SandboxProvider
 
 log = logging.getLogger(__name__)

@@ -8,8 +8,8 @@ import docker
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from sandboxes.container_spec import SandboxConfig
 from sandboxes.cpu_priority import current_engine, prepare_sandbox_cgroup
-from sandboxes.docker_runtime import SandboxConfig
 from sandboxes.doctor import run_checks
 from sandboxes.firewall import policy_runner
 from sandboxes.network import apply_egress_policy, ensure_network
