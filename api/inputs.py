@@ -12,7 +12,7 @@ from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.contrib.auth.models import User
-from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.exceptions import ValidationError
 from django.core.files.uploadedfile import UploadedFile
 from django.db import transaction
 from django.db.models import Sum
@@ -23,17 +23,11 @@ from django.utils import timezone
 from api.models import StagedInput
 from creations.runs.inputs import clean_input_files
 from workspaces.models import Workspace
-from workspaces.selectors import membership_get
-
-
-def _check_may_create(workspace: Workspace, user: User) -> None:
-    membership = membership_get(workspace=workspace, user=user)
-    if membership is None or not membership.can_create:
-        raise PermissionDenied("Only owners, admins and members of this workspace can start runs.")
+from workspaces.permissions import membership_to_start_runs
 
 
 def inputs_stage(*, workspace: Workspace, user: User, files: Sequence[UploadedFile]) -> list[StagedInput]:
-    _check_may_create(workspace, user)
+    membership_to_start_runs(workspace=workspace, user=user)
     if not files:
         raise ValidationError({"files": "Attach at least one file (multipart field `files`)."})
     cleaned = clean_input_files(files)

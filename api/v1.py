@@ -12,28 +12,39 @@ from __future__ import annotations
 from typing import Any
 
 from ninja import NinjaAPI
+from ninja.operation import Operation
 
 from api.auth import READ
-from api.endpoints.artifacts import router as artifacts_router
-from api.endpoints.artifacts import run_router as run_artifacts_router
-from api.endpoints.compare import router as compare_router
-from api.endpoints.events import router as events_router
-from api.endpoints.inputs import router as inputs_router
-from api.endpoints.messages import router as messages_router
-from api.endpoints.models import router as models_router
-from api.endpoints.runs import router as runs_router
-from api.endpoints.runs import workspace_router as workspace_runs_router
-from api.endpoints.usage import router as usage_router
-from api.endpoints.versions import router as versions_router
-from api.endpoints.workspaces import router as workspaces_router
+from api.operations.artifacts import router as artifacts_router
+from api.operations.artifacts import run_router as run_artifacts_router
+from api.operations.compare import router as compare_router
+from api.operations.events import router as events_router
+from api.operations.inputs import router as inputs_router
+from api.operations.language_models import router as language_models_router
+from api.operations.messages import router as messages_router
+from api.operations.runs import router as runs_router
+from api.operations.runs import workspace_router as workspace_runs_router
+from api.operations.usage import router as usage_router
+from api.operations.versions import router as versions_router
+from api.operations.workspaces import router as workspaces_router
 from api.problems import MEDIA_TYPE, TITLES, Problem, install_problem_handlers
 from api.throttling import PerCallerRateLimit
 
 # Answers any operation may give besides its own.
 COMMON_PROBLEMS = (400, 401, 403, 404, 422, 429)
+# Operation ids as first published, "api_endpoints_<module>_<function>" (the package was called
+# endpoints then), so clients generated from the schema keep their method names when a module
+# moves; a module whose name changed maps back to the name it was published under.
+PUBLISHED_OPERATION_ID_PREFIX = "api_endpoints_"
+PUBLISHED_MODULE_NAMES = {"language_models": "models"}
 
 
 class AtelierAPI(NinjaAPI):
+    def get_openapi_operation_id(self, operation: Operation) -> str:
+        module = operation.view_func.__module__.rsplit(".", 1)[-1]
+        published = PUBLISHED_MODULE_NAMES.get(module, module)
+        return f"{PUBLISHED_OPERATION_ID_PREFIX}{published}_{operation.view_func.__name__}"
+
     def get_openapi_schema(self, *args: Any, **kwargs: Any) -> Any:
         schema = super().get_openapi_schema(*args, **kwargs)
         components = schema.setdefault("components", {}).setdefault("schemas", {})
@@ -69,7 +80,7 @@ api = AtelierAPI(
 install_problem_handlers(api)
 api.add_router("/workspaces", workspaces_router)
 api.add_router("/workspaces", inputs_router)
-api.add_router("/workspaces", models_router)
+api.add_router("/workspaces", language_models_router)
 api.add_router("/workspaces", usage_router)
 api.add_router("/workspaces", workspace_runs_router)
 api.add_router("/runs", runs_router)

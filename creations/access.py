@@ -16,6 +16,7 @@ from django.http import Http404
 
 from creations.models import Artifact, Creation, Run, Visibility
 from workspaces.models import Membership
+from workspaces.permissions import may_start_runs
 from workspaces.selectors import membership_get
 
 AnyUser = User | AnonymousUser
@@ -42,7 +43,7 @@ def visible_to_member(user: AnyUser, *, creation: str = "") -> Q:
 def can_cancel_run(*, run: Run, user: AnyUser, membership: Membership | None) -> bool:
     """Members cancel the runs they started; owners and admins any run of their workspace
     (a private creation's too: stopping it shows them nothing of it)."""
-    if membership is None or not membership.can_create:
+    if membership is None or not may_start_runs(membership):
         return False
     if membership.can_manage:
         return True
@@ -53,7 +54,7 @@ def can_delete_creation(*, creation: Creation, user: AnyUser, membership: Member
     """Authors delete their own creations; owners and admins any creation of their workspace
     (a private one's too: its storage counts against the workspace's quota). Viewers delete
     nothing, not even what they made before they became viewers."""
-    if membership is None or not membership.can_create:
+    if membership is None or not may_start_runs(membership):
         return False
     return membership.can_manage or creation.author_id == user.pk
 
@@ -75,7 +76,7 @@ class Viewing:
 
     @property
     def can_create(self) -> bool:
-        return bool(self.membership and self.membership.can_create)
+        return may_start_runs(self.membership)
 
 
 @dataclass(frozen=True)

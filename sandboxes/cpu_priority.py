@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import enum
 import logging
-import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,6 +36,8 @@ from typing import Any
 
 import docker
 import docker.errors
+
+from sandboxes.per_process import per_process
 
 logger = logging.getLogger(__name__)
 
@@ -227,24 +228,23 @@ def _make_group(root: Path, group: Path, engine: Engine) -> None:
 
 # --- the engine, asked once per process -------------------------------------------------------
 
-_engine_lock = threading.Lock()
-_engine: Engine | None = None
+
+@per_process
+def _engine_asked() -> Engine:
+    client = docker.from_env(timeout=15)
+    try:
+        return Engine.from_info(client.info())
+    finally:
+        client.close()
 
 
 def current_engine() -> Engine | None:
     """This host's engine (`docker info`), asked once per process; None while Docker does not answer."""
-    global _engine
-    with _engine_lock:
-        if _engine is None:
-            try:
-                client = docker.from_env(timeout=15)
-                try:
-                    _engine = Engine.from_info(client.info())
-                finally:
-                    client.close()
-            except (docker.errors.DockerException, OSError) as exc:
-                logger.debug("Docker does not answer: %s", exc)
-        return _engine
+    try:
+        return _engine_asked()
+    except (docker.errors.DockerException, OSError) as exc:  # nothing kept: asked again next time
+        logger.debug("Docker does not answer: %s", exc)
+        return None
 
 
 def sandbox_cgroup_parent(setting: str) -> str:

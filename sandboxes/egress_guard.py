@@ -16,6 +16,7 @@ import docker
 
 from sandboxes.firewall import NetworkPolicyError, daemon_address, policy_runner
 from sandboxes.network import EgressPolicy, NetworkSettings
+from sandboxes.per_process import per_process_by
 
 logger = logging.getLogger(__name__)
 POLICY_CHECK_TTL = 5.0  # seconds a verified policy is trusted before the next sandbox start checks again
@@ -68,15 +69,11 @@ class EgressGuard:
             self._ever_verified = True
 
 
-_guards: dict[tuple[str, NetworkSettings], EgressGuard] = {}
-_guards_lock = threading.Lock()
+def _network_on_daemon(client: docker.DockerClient, net: NetworkSettings, image: str) -> tuple[str, NetworkSettings]:
+    return daemon_address(client), net
 
 
+@per_process_by(_network_on_daemon)
 def egress_guard(client: docker.DockerClient, net: NetworkSettings, image: str) -> EgressGuard:
     """The process-wide guard of one network on one daemon."""
-    key = (daemon_address(client), net)
-    with _guards_lock:
-        guard = _guards.get(key)
-        if guard is None:
-            guard = _guards[key] = EgressGuard(EgressPolicy(net, policy_runner(client, image)))
-        return guard
+    return EgressGuard(EgressPolicy(net, policy_runner(client, image)))

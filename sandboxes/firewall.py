@@ -13,13 +13,14 @@ import logging
 import os
 import secrets
 import subprocess
-import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Protocol
 
 import docker
 import docker.errors
+
+from sandboxes.per_process import per_process_by
 
 logger = logging.getLogger(__name__)
 HELPER_LABEL = "atelier.egress-helper"
@@ -138,10 +139,13 @@ def daemon_address(client: docker.DockerClient) -> str:
     return f"unix://{socket_path}" if socket_path else str(client.api.base_url)
 
 
-_runners: dict[str, Runner] = {}
-_runners_lock = threading.Lock()
+def _daemon_of(
+    client: docker.DockerClient, image: str, *, identity: Callable[[], tuple[str, str]] = _local_identity
+) -> str:
+    return daemon_address(client)
 
 
+@per_process_by(_daemon_of)
 def policy_runner(
     client: docker.DockerClient, image: str, *, identity: Callable[[], tuple[str, str]] = _local_identity
 ) -> Runner:
@@ -151,28 +155,20 @@ def policy_runner(
     here directly (milliseconds), otherwise always through the helper.
     Namespace ids alone could coincide on two machines (the initial one has the
     same number everywhere), hence the boot id."""
-    key = daemon_address(client)
-    with _runners_lock:
-        if key in _runners:
-            return _runners[key]
-        helper = DockerHostRunner(client, image)
-        probe = helper.run(_PROBE)
-        fields = probe.stdout.split()
-        if probe.returncode != 0 or len(fields) != 2:
-            raise NetworkPolicyError(
-                f"cannot find the Docker daemon's network namespace (helper exit {probe.returncode}: "
-                f"{probe.stderr.strip()[-300:]})"
-            )
-        boot_id, netns = identity()
-        runner: Runner
-        if (boot_id, netns) == (fields[0], fields[1]):
-            runner = LocalRunner(f"this process's network namespace ({netns}), which is the Docker daemon's")
-        else:
-            runner = helper
-            helper.where = (
-                f"the Docker daemon's network namespace ({fields[1]}) through a helper container; "
-                f"this process is in {netns}" + ("" if boot_id == fields[0] else " on another kernel")
-            )
-            logger.info("egress policy: %s", helper.where)
-        _runners[key] = runner
-        return runner
+    helper = DockerHostRunner(client, image)
+    probe = helper.run(_PROBE)
+    fields = probe.stdout.split()
+    if probe.returncode != 0 or len(fields) != 2:
+        raise NetworkPolicyError(
+            f"cannot find the Docker daemon's network namespace (helper exit {probe.returncode}: "
+            f"{probe.stderr.strip()[-300:]})"
+        )
+    boot_id, netns = identity()
+    if (boot_id, netns) == (fields[0], fields[1]):
+        return LocalRunner(f"this process's network namespace ({netns}), which is the Docker daemon's")
+    helper.where = (
+        f"the Docker daemon's network namespace ({fields[1]}) through a helper container; "
+        f"this process is in {netns}" + ("" if boot_id == fields[0] else " on another kernel")
+    )
+    logger.info("egress policy: %s", helper.where)
+    return helper

@@ -19,6 +19,7 @@ import logging
 import os
 import threading
 import time
+from collections.abc import Hashable
 
 import docker
 import docker.errors
@@ -28,6 +29,7 @@ from django.db import connection
 from sandboxes import host_presence
 from sandboxes.image import image_exists, sandbox_image_tag
 from sandboxes.janitor import default_run_active_check, sweep
+from sandboxes.per_process import per_process_by
 
 log = logging.getLogger(__name__)
 
@@ -114,20 +116,18 @@ class HostKeeper:
             log.warning("Host %r: could not say it is alive: %s", self.host_id, error)
 
 
-_keeper: HostKeeper | None = None
+def _one_per_process(*, node: str) -> Hashable:
+    return "keeper"  # whatever the worker's node is called: one keeper is enough for a host
 
 
+@per_process_by(_one_per_process)
 def start_keeping(*, node: str) -> HostKeeper:
     """Start this worker process's keeper (once)."""
-    global _keeper
-    if _keeper is None:
-        _keeper = HostKeeper(worker=f"{node}:{os.getpid()}")
-        _keeper.start()
-    return _keeper
+    keeper = HostKeeper(worker=f"{node}:{os.getpid()}")
+    keeper.start()
+    return keeper
 
 
 def stop_keeping() -> None:
-    global _keeper
-    if _keeper is not None:
-        _keeper.stop()
-        _keeper = None
+    for keeper in start_keeping.reset():
+        keeper.stop()

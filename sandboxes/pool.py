@@ -23,6 +23,7 @@ from django.conf import settings
 
 from sandboxes.container_spec import LABEL_POOL, LABEL_RUN_ID
 from sandboxes.docker_runtime import NAME_PREFIX, DockerSandbox, start_sandbox
+from sandboxes.per_process import per_process
 from sandboxes.runtime import Sandbox, SandboxProvider
 
 logger = logging.getLogger(__name__)
@@ -149,19 +150,11 @@ class WarmPool:
             member.stop()
 
 
-_provider: SandboxProvider | None = None
-_provider_lock = threading.Lock()
-
-
+@per_process
 def get_provider() -> SandboxProvider:
     """The process's provider: a warm pool when SANDBOX_POOL_SIZE > 0, else cold start."""
-    global _provider
-    with _provider_lock:
-        if _provider is None:
-            if settings.SANDBOX_POOL_SIZE > 0:
-                pool = WarmPool(settings.SANDBOX_POOL_SIZE, max_age=settings.SANDBOX_POOL_MAX_AGE)
-                atexit.register(pool.shutdown)
-                _provider = pool
-            else:
-                _provider = ColdStartProvider()
-        return _provider
+    if settings.SANDBOX_POOL_SIZE > 0:
+        pool = WarmPool(settings.SANDBOX_POOL_SIZE, max_age=settings.SANDBOX_POOL_MAX_AGE)
+        atexit.register(pool.shutdown)
+        return pool
+    return ColdStartProvider()

@@ -7,7 +7,6 @@ also open the stored secrets. Settings require the keys outside DEBUG and make
 one per checkout in development.
 """
 
-from functools import cache
 from typing import Any
 
 from cryptography.fernet import Fernet, InvalidToken, MultiFernet
@@ -15,8 +14,10 @@ from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 from django.db import models
 
+from sandboxes.per_process import per_process
 
-@cache
+
+@per_process
 def _fernet() -> MultiFernet:
     keys = list(settings.FIELD_ENCRYPTION_KEYS)
     if not keys:

@@ -20,6 +20,8 @@ from django.core.files.storage import storages as configured_storages
 from storages.backends.s3 import S3Storage
 from storages.utils import clean_name, safe_join
 
+from sandboxes.per_process import per_process
+
 # A name only used to learn where the store's URLs point (signing is local: nothing is fetched).
 _PROBE_NAME = "origin-probe"
 
@@ -68,7 +70,7 @@ def _signer(storage: Storage) -> S3Storage | None:
     return _storage_signing_for(public, tuple(sorted(options.items())))
 
 
-@lru_cache(maxsize=4)
+@per_process
 def _storage_signing_for(endpoint_url: str, options: tuple[tuple[str, Any], ...]) -> S3Storage:
     """The same bucket and keys, its URLs naming the public endpoint (a new client costs ~0.1 s: kept)."""
     return S3Storage(**{**dict(options), "endpoint_url": endpoint_url})

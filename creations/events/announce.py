@@ -18,7 +18,6 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import os
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -26,6 +25,8 @@ from typing import Any
 
 from channels.layers import get_channel_layer
 from django.conf import settings
+
+from sandboxes.per_process import per_process
 
 log = logging.getLogger(__name__)
 
@@ -73,18 +74,15 @@ class _Announcer:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._pid: int | None = None
         self._waiting: dict[int, _Batch] = {}  # run id -> not sent yet
         self._sending: set[int] = set()  # runs with a sender task on the loop
         self._failing = False
 
     def _ensure_loop(self) -> asyncio.AbstractEventLoop:
-        # A forked child (Celery prefork) must not reuse its parent's loop thread.
-        if self._loop is None or self._pid != os.getpid():
+        if self._loop is None:
             loop = asyncio.new_event_loop()
             threading.Thread(target=loop.run_forever, name="run-announcer", daemon=True).start()
-            self._loop, self._pid = loop, os.getpid()
-            self._waiting, self._sending = {}, set()
+            self._loop = loop
         return self._loop
 
     def send(self, run_id: int, *, last_seq: int, events: Sequence[dict[str, Any]]) -> None:
@@ -124,9 +122,12 @@ async def _group_send(group: str, message: dict[str, Any]) -> None:
     await layer.group_send(group, message)
 
 
-_announcer = _Announcer()
+@per_process
+def _announcer() -> _Announcer:
+    """This process's announcer: a forked child (Celery prefork) must not use its parent's loop thread."""
+    return _Announcer()
 
 
 def announce(run_id: int, *, last_seq: int, events: Sequence[dict[str, Any]] = ()) -> None:
     """Announce stored events; returns at once (the send happens on the announcer thread)."""
-    _announcer.send(run_id, last_seq=last_seq, events=events)
+    _announcer().send(run_id, last_seq=last_seq, events=events)

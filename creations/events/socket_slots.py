@@ -19,6 +19,8 @@ import redis.asyncio as aioredis
 from django.conf import settings
 from redis.exceptions import RedisError
 
+from sandboxes.per_process import per_process
+
 log = logging.getLogger(__name__)
 KEY_PREFIX = "atelier:run-sockets"
 
@@ -28,18 +30,14 @@ class SlotRefusal:
     message: str
 
 
-_clients: dict[int, aioredis.Redis] = {}
-
-
 def _client() -> aioredis.Redis:
     # One client per event loop: a connection pool belongs to the loop that made it.
-    loop_id = id(asyncio.get_running_loop())
-    client = _clients.get(loop_id)
-    if client is None:
-        client = _clients[loop_id] = aioredis.Redis.from_url(
-            settings.REDIS_URL, socket_connect_timeout=1, socket_timeout=1
-        )
-    return client
+    return _client_of_loop(id(asyncio.get_running_loop()))
+
+
+@per_process
+def _client_of_loop(loop_id: int) -> aioredis.Redis:
+    return aioredis.Redis.from_url(settings.REDIS_URL, socket_connect_timeout=1, socket_timeout=1)
 
 
 class SocketSlots:

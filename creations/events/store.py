@@ -21,7 +21,6 @@ import heapq
 import itertools
 import json
 import logging
-import os
 import threading
 import time
 import uuid
@@ -39,6 +38,7 @@ from creations.events.announce import announce
 from creations.events.schema import check_event
 from creations.events.storable import storable_payload
 from creations.models import ACTIVE_STATUSES, Run, RunEvent
+from sandboxes.per_process import per_process
 
 log = logging.getLogger(__name__)
 
@@ -289,7 +289,7 @@ class EventRecorder:
         if pending is None:
             base = {k: v for k, v in payload.items() if k != "text"}
             pending = self._pending = _Pending(kind=kind, key=key, payload=base, since=time.monotonic())
-            _flusher.schedule(self, pending.since + self.coalesce_seconds)
+            _flusher().schedule(self, pending.since + self.coalesce_seconds)
         pending.pieces.append(text)
         pending.size += len(text.encode())
         if pending.size >= self.coalesce_bytes:
@@ -358,13 +358,10 @@ class _Flusher:
         self._due: list[tuple[float, int, EventRecorder]] = []  # a heap
         self._counter = itertools.count()
         self._thread: threading.Thread | None = None
-        self._pid: int | None = None
 
     def schedule(self, recorder: EventRecorder, due: float) -> None:
         with self._wake:
-            if self._thread is None or self._pid != os.getpid() or not self._thread.is_alive():
-                self._pid = os.getpid()
-                self._due = []
+            if self._thread is None or not self._thread.is_alive():
                 self._thread = threading.Thread(target=self._flush_forever, name="run-event-flusher", daemon=True)
                 self._thread.start()
             heapq.heappush(self._due, (due, next(self._counter), recorder))
@@ -390,4 +387,7 @@ class _Flusher:
                 self.schedule(recorder, again)
 
 
-_flusher = _Flusher()
+@per_process
+def _flusher() -> _Flusher:
+    """This process's flusher: a forked child (Celery prefork) starts its own thread."""
+    return _Flusher()

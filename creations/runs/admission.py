@@ -38,7 +38,7 @@ flight, and move it queued -> starting with a conditional UPDATE. Locks are
 always taken run first, then workspace. A worker that finds nothing to
 claim returns at once: a waiting run holds no worker thread. SQLite ignores
 row locks; its transactions take the write lock when they begin
-(config/settings.py), which serializes claims there instead.
+(config/settings/database.py), which serializes claims there instead.
 
 A queued run that cannot start is told why (`Run.reason`, and a status event
 for open pages) when its submit or its wake-up finds its workspace full;

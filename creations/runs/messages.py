@@ -10,6 +10,7 @@ from django.utils import timezone
 
 from creations.access import can_view_creation
 from creations.models import ACTIVE_STATUSES, Run, RunMessage
+from workspaces.permissions import may_start_runs
 from workspaces.selectors import membership_get
 
 
@@ -19,7 +20,7 @@ def run_message_send(*, run: Run, user: User | AnonymousUser, text: str) -> RunM
     membership = membership_get(workspace=run.creation.workspace_id, user=user)
     if not can_view_creation(creation=run.creation, user=user):
         raise PermissionDenied("You cannot see this run.")
-    if membership is None or not membership.can_create:
+    if not may_start_runs(membership):
         raise PermissionDenied("Only owners, admins and members of this workspace can talk to its agents.")
     assert isinstance(user, User)
     text = (text or "").strip()

@@ -1,9 +1,10 @@
 """Writes for creations and runs: submit, cancel, run again, refine, restore, fork, delete.
 
-Each service checks who may do it (a workspace role that can create) and that
-the workspace has budget left this month (creations.usage.budgets), writes
-in one transaction, and wakes a worker only after commit, so a worker never
-looks for a run that is not there yet. A run whose workspace has no free slot
+Each service checks who may do it (`workspaces.permissions.may_start_runs`; cancel
+and delete add rules of their own, creations.access) and that the workspace has
+budget left this month (creations.usage.budgets), writes in one transaction, and
+wakes a worker only after commit, so a worker never looks for a run that is not
+there yet. A run whose workspace has no free slot
 says so from the start (creations.runs.admission).
 """
 
@@ -35,20 +36,14 @@ from creations.runs.state import (
 from creations.runs.supervision import publish_cancel
 from creations.usage.budgets import check_can_submit
 from sandboxes.agent import demo_follow_up_refusal
-from workspaces.models import Membership, ModelEndpoint, Workspace
+from workspaces.models import ModelEndpoint, Workspace
+from workspaces.permissions import membership_to_start_runs
 from workspaces.selectors import membership_get
 
 AnyUser = User | AnonymousUser
 
 
 # --- checks ----------------------------------------------------------------
-
-
-def _creator_membership(*, workspace: Workspace, user: AnyUser) -> Membership:
-    membership = membership_get(workspace=workspace, user=user)
-    if membership is None or not membership.can_create:
-        raise PermissionDenied("Only owners, admins and members of this workspace can start runs.")
-    return membership
 
 
 def _clean_brief(brief: str) -> str:
@@ -102,7 +97,7 @@ def creation_submit(
     """Validate, write Creation + InputFiles + a queued Run, and wake a worker after commit.
 
     `artifact_ids`: artifacts the author may see, copied in as inputs (creations.runs.artifact_inputs)."""
-    _creator_membership(workspace=workspace, user=author)
+    membership_to_start_runs(workspace=workspace, user=author)
     check_can_submit(workspace)
     if visibility not in Visibility.values:
         raise ValidationError({"visibility": "Choose who can see it: only you, the workspace, or anyone."})
@@ -133,7 +128,7 @@ def run_cancel(*, run: Run, user: AnyUser) -> bool:
     worker (the sandbox within about 2 s). Returns False when it had already ended.
 
     Who may: `creations.access.can_cancel_run`."""
-    membership = _creator_membership(workspace=run.creation.workspace, user=user)
+    membership = membership_to_start_runs(workspace=run.creation.workspace, user=user)
     if not can_cancel_run(run=run, user=user, membership=membership):
         raise PermissionDenied("You can cancel the runs you started; owners and admins can cancel any.")
     asked = run_request_cancel(run_id=run.pk, user=user)
@@ -153,7 +148,7 @@ def run_rerun(*, creation: Creation, user: User) -> Run:
     """Run the same creation again (same brief, inputs, model and limits)."""
     if not can_view_creation(creation=creation, user=user):
         raise PermissionDenied("You cannot see this creation.")
-    _creator_membership(workspace=creation.workspace, user=user)
+    membership_to_start_runs(workspace=creation.workspace, user=user)
     check_can_submit(creation.workspace)
     _clean_endpoint(creation.workspace, creation.model_endpoint)
     with transaction.atomic():
@@ -178,7 +173,7 @@ def run_refine(*, run: Run, user: User, instruction: str) -> Run:
     creation = run.creation
     if not can_view_creation(creation=creation, user=user):
         raise PermissionDenied("You cannot see this creation.")
-    _creator_membership(workspace=creation.workspace, user=user)
+    membership_to_start_runs(workspace=creation.workspace, user=user)
     instruction = _clean_instruction(instruction)
     if not run.is_final:
         raise ValidationError(f"v{run.version} is still going: refine it once it has ended (or cancel it).")
@@ -207,7 +202,7 @@ def creation_restore_version(*, creation: Creation, run: Run, user: User) -> Non
     """Make an earlier version the one the creation shows (its gallery tile); nothing is deleted."""
     if not can_view_creation(creation=creation, user=user):
         raise PermissionDenied("You cannot see this creation.")
-    _creator_membership(workspace=creation.workspace, user=user)
+    membership_to_start_runs(workspace=creation.workspace, user=user)
     if run.creation_id != creation.pk:
         raise ValidationError("That version belongs to another creation.")
     if not run.is_final:
@@ -224,7 +219,7 @@ def creation_fork(*, creation: Creation, user: User, brief: str, workspace: Work
     if not can_view_creation(creation=creation, user=user):
         raise PermissionDenied("You cannot see this creation.")
     target = workspace or creation.workspace
-    _creator_membership(workspace=target, user=user)
+    membership_to_start_runs(workspace=target, user=user)
     check_can_submit(target)
     same_workspace = target.pk == creation.workspace_id
     endpoint = creation.model_endpoint if same_workspace and creation.model_endpoint_id else None

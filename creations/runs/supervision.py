@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import os
 import threading
 import time
 from collections.abc import Callable
@@ -25,6 +24,7 @@ from django.db import connection
 
 from creations.models import ACTIVE_STATUSES, Run
 from creations.runs.state import runs_beat
+from sandboxes.per_process import per_process
 
 log = logging.getLogger(__name__)
 
@@ -94,13 +94,11 @@ class _Watcher:
         self._lock = threading.Lock()
         self._runs: dict[int, RunSupervisor] = {}
         self._thread: threading.Thread | None = None
-        self._pid: int | None = None
 
     def add(self, supervisor: RunSupervisor) -> None:
         with self._lock:
             self._runs[supervisor.run_id] = supervisor
-            if self._thread is None or self._pid != os.getpid() or not self._thread.is_alive():
-                self._pid = os.getpid()
+            if self._thread is None or not self._thread.is_alive():
                 self._thread = threading.Thread(target=self._watch_forever, name="run-watcher", daemon=True)
                 self._thread.start()
 
@@ -192,8 +190,7 @@ def _subscribe() -> redis.client.PubSub | None:
         return None
 
 
-_the_watcher = _Watcher()
-
-
+@per_process
 def _watcher() -> _Watcher:
-    return _the_watcher
+    """This process's watcher: a forked child (Celery prefork) watches its own runs with its own thread."""
+    return _Watcher()

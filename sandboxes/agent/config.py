@@ -1,4 +1,4 @@
-"""Agent knobs from Django settings (config/settings.py, "Agent" section).
+"""Agent knobs from Django settings (config/settings/agent.py).
 
 DEFAULTS is the one source of their default values: the settings read them
 from here, and the package uses them as they are outside Django."""

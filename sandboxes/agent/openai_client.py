@@ -11,7 +11,6 @@ retried too and a cancelled run stops waiting at once.
 from __future__ import annotations
 
 import logging
-import os
 import threading
 from collections.abc import Iterator
 from http.cookiejar import CookieJar, DefaultCookiePolicy
@@ -34,6 +33,7 @@ from sandboxes.agent.model import (
 )
 from sandboxes.agent.retry import RetryPolicy, wait_or_cancelled
 from sandboxes.agent.tokens import estimate_prompt_tokens, estimate_text_tokens
+from sandboxes.per_process import per_process
 
 log = logging.getLogger(__name__)
 
@@ -53,10 +53,8 @@ CONTEXT_OVERFLOW_MARKERS = (
 # The `openai` package's own default pool size.
 CONNECTION_LIMITS = httpx2.Limits(max_connections=1000, max_keepalive_connections=100)
 
-_shared_http: dict[bool, tuple[int, httpx2.Client]] = {}
-_shared_http_lock = threading.Lock()
 
-
+@per_process
 def shared_http_client(*, allow_private: bool) -> httpx2.Client:
     """One HTTP client per process (and address rule) for every model endpoint:
     building one per run costs about 30 ms of CPU (its TLS context loads the CA
@@ -66,17 +64,12 @@ def shared_http_client(*, allow_private: bool) -> httpx2.Client:
     with another's), so sharing it leaks nothing between workspaces. Every
     connection it opens is checked against the endpoint address rules
     (`endpoint_addresses`). Rebuilt after a fork (a pool must not cross one)."""
-    with _shared_http_lock:
-        shared = _shared_http.get(allow_private)
-        if shared is None or shared[0] != os.getpid():
-            no_cookies = CookieJar(policy=DefaultCookiePolicy(allowed_domains=[]))
-            client = openai.DefaultHttpx2Client(
-                cookies=no_cookies,
-                limits=CONNECTION_LIMITS,
-                transport=GuardedTransport(allow_private=allow_private, limits=CONNECTION_LIMITS),
-            )
-            shared = _shared_http[allow_private] = (os.getpid(), client)
-        return shared[1]
+    no_cookies = CookieJar(policy=DefaultCookiePolicy(allowed_domains=[]))
+    return openai.DefaultHttpx2Client(
+        cookies=no_cookies,
+        limits=CONNECTION_LIMITS,
+        transport=GuardedTransport(allow_private=allow_private, limits=CONNECTION_LIMITS),
+    )
 
 
 class _Retryable(Exception):

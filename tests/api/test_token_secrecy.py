@@ -49,7 +49,7 @@ def test_an_unexpected_error_is_logged_without_the_token(
     def broken(**kwargs: Any) -> Any:
         raise RuntimeError("the usage figures could not be read")
 
-    monkeypatch.setattr("api.endpoints.workspaces.workspaces_month_usage", broken)
+    monkeypatch.setattr("api.operations.workspaces.workspaces_month_usage", broken)
     client = api_as(team.member)
     response = client.get("/api/v1/workspaces")
     assert response.status_code == 500

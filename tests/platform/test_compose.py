@@ -223,7 +223,7 @@ def test_the_data_of_postgres_redis_and_the_store_lives_on_named_volumes(main: d
 
 
 def _variables_the_settings_read() -> set[str]:
-    source = (ROOT / "config" / "settings.py").read_text()
+    source = "".join(path.read_text() for path in (ROOT / "config" / "settings").glob("*.py"))
     return set(re.findall(r"\benv\.\w+\(\s*\"([A-Z0-9_]+)\"", source))
 
 

@@ -17,6 +17,7 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -187,10 +188,18 @@ def test_sandboxes_on_the_two_engines_cannot_reach_each_other(sandbox, second_en
         on_second.stop()
 
 
-def test_the_two_engines_policies_are_kept_apart_in_one_process(second_engine, sandbox_image, monkeypatch):
+@pytest.fixture
+def runners_decided_anew() -> Iterator[None]:
+    """The process forgets how it reaches each engine, before this test and after it (the test's
+    answer for the first engine is made up)."""
+    firewall.policy_runner.reset()
+    yield
+    firewall.policy_runner.reset()
+
+
+def test_the_two_engines_policies_are_kept_apart_in_one_process(second_engine, sandbox_image, runners_decided_anew):
     """A process that talks to both engines decides for each where its egress policy is applied:
     the first engine's answer (here: through a helper container) is not reused for the second."""
-    monkeypatch.setattr(firewall, "_runners", {})
     outside = firewall.policy_runner(
         second_engine.first_client(), sandbox_image, identity=lambda: ("another-boot-id", "net:[0]")
     )

@@ -37,7 +37,7 @@ from creations.web.forms import CreationForm, DeleteCreationForm, ForkForm, Refi
 from creations.web.selectors import compare_default, version_rows
 from creations.web.starters import starter_get, starters
 from sandboxes.agent import demo_follow_ups
-from workspaces.permissions import workspace_membership_or_404
+from workspaces.permissions import may_start_runs, workspace_membership_or_404
 from workspaces.rate_limits import over_limit, submission_limit
 
 
@@ -82,7 +82,7 @@ def creation_new(request: HttpRequest, slug: str) -> HttpResponse:
         "max_file_bytes": settings.UPLOAD_MAX_FILE_BYTES,
         "attachments": attachments,
     }
-    if not membership.can_create:
+    if not may_start_runs(membership):
         return render(request, "creations/creation_new.html", {**context, "form": None}, status=403)
     initial = {}
     starter = starter_get(request.GET.get("starter", ""))

@@ -11,8 +11,8 @@ from django.http import HttpRequest, HttpResponse
 from ninja import Header, Router, Status
 
 from api.auth import WRITE, caller
-from api.endpoints.runs import RUN_QUERYSET, count_submission
 from api.idempotency import create_once
+from api.operations.runs import RUN_QUERYSET, count_submission
 from api.problems import Problem, refusals_as_conflicts
 from api.schemas.runs import RefineIn, RunOut, RunStatusName
 from api.schemas.versions import VersionOut, VersionsOut

@@ -1,3 +1,5 @@
+"""What the API says of a language model a workspace may use (never its key)."""
+
 from __future__ import annotations
 
 from ninja import Schema

@@ -1,12 +1,12 @@
-"""The models a person may start runs with in a workspace: its switched-on endpoints
-and the built-in demo model. Never a key, nor a part of one; the address without
+"""The language models a person may start runs with in a workspace: its switched-on model
+endpoints and the built-in demo model. Never a key, nor a part of one; the address without
 any credentials written into it (as the web's Models page shows it)."""
 
 from django.http import HttpRequest
 from ninja import Router
 
 from api.auth import caller
-from api.schemas.models import ModelOut
+from api.schemas.language_models import ModelOut
 from sandboxes.agent.demo import DEMO_MODEL_NAME
 from sandboxes.agent.demo.client import DEMO_MODEL_LABEL
 from sandboxes.agent.openai_client import public_url

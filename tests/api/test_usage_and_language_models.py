@@ -1,4 +1,4 @@
-"""A workspace's usage and its models through the API, with the web pages' rules."""
+"""A workspace's usage and its language models through the API, with the web pages' rules."""
 
 from __future__ import annotations
 

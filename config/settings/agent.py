@@ -1,0 +1,40 @@
+"""The agent and the language models it talks to: its limits, the model client's timeouts and
+retries, and which model servers (endpoints) a workspace may register."""
+
+from marshmallow.validate import Range
+
+from config.settings.base import DEBUG, env
+from sandboxes.agent.config import DEFAULTS as AGENT_DEFAULTS
+
+# --- Agent ---
+# (model client and agent loop)
+AGENT_MAX_STEPS = env.int(
+    "AGENT_MAX_STEPS", default=AGENT_DEFAULTS["AGENT_MAX_STEPS"], validate=Range(min=1)
+)  # default per-run step limit
+AGENT_MAX_WALL_SECONDS = env.float(
+    "AGENT_MAX_WALL_SECONDS", default=AGENT_DEFAULTS["AGENT_MAX_WALL_SECONDS"], validate=Range(min=10)
+)
+AGENT_MODEL_TIMEOUT = env.float(
+    "AGENT_MODEL_TIMEOUT", default=AGENT_DEFAULTS["AGENT_MODEL_TIMEOUT"], validate=Range(min=1)
+)  # s without a byte
+AGENT_MODEL_CONNECT_TIMEOUT = env.float(
+    "AGENT_MODEL_CONNECT_TIMEOUT", default=AGENT_DEFAULTS["AGENT_MODEL_CONNECT_TIMEOUT"], validate=Range(min=0.1)
+)
+AGENT_MODEL_RETRIES = env.int(
+    "AGENT_MODEL_RETRIES", default=AGENT_DEFAULTS["AGENT_MODEL_RETRIES"], validate=Range(min=0, max=20)
+)
+AGENT_MODEL_BACKOFF_INITIAL = env.float(
+    "AGENT_MODEL_BACKOFF_INITIAL", default=AGENT_DEFAULTS["AGENT_MODEL_BACKOFF_INITIAL"], validate=Range(min=0)
+)
+AGENT_MODEL_BACKOFF_MAX = env.float(
+    "AGENT_MODEL_BACKOFF_MAX", default=AGENT_DEFAULTS["AGENT_MODEL_BACKOFF_MAX"], validate=Range(min=0)
+)
+# Model endpoints on loopback or private addresses (a self-hosted vLLM on the LAN,
+# a model on the developer's machine). Link-local and cloud metadata addresses
+# are refused whatever this says (sandboxes/agent/endpoint_addresses.py).
+MODEL_ENDPOINT_ALLOW_PRIVATE = env.bool("MODEL_ENDPOINT_ALLOW_PRIVATE", default=DEBUG)
+# Seconds each call of "Test connection" may take (it makes two, from the web process).
+MODEL_ENDPOINT_CHECK_TIMEOUT = env.float("MODEL_ENDPOINT_CHECK_TIMEOUT", default=10.0, validate=Range(min=0.5, max=60))
+AGENT_DEMO_TYPING_DELAY = env.float(
+    "AGENT_DEMO_TYPING_DELAY", default=AGENT_DEFAULTS["AGENT_DEMO_TYPING_DELAY"], validate=Range(min=0, max=1)
+)  # s per piece

@@ -1,0 +1,39 @@
+"""Who gets in and how far: passwords, sessions and cookies, the keys of stored secrets,
+and the rate limits of sign-ups and submissions."""
+
+from marshmallow.validate import Range
+
+from config.settings.base import SECURE_COOKIES, env
+
+# --- Auth and sessions ---
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+LOGIN_URL = "login"
+LOGIN_REDIRECT_URL = "home"
+LOGOUT_REDIRECT_URL = "login"
+SESSION_COOKIE_SECURE = SECURE_COOKIES
+CSRF_COOKIE_SECURE = SECURE_COOKIES
+SESSION_COOKIE_HTTPONLY = True
+SESSION_COOKIE_SAMESITE = "Lax"
+SECURE_CONTENT_TYPE_NOSNIFF = True
+X_FRAME_OPTIONS = "DENY"
+SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if env.bool("BEHIND_TLS_PROXY", default=False) else None
+
+# Keys for secrets stored in the database (model endpoint API keys). The first
+# key encrypts; all of them decrypt, so keys can be rotated. Required outside DEBUG:
+# never derived from SECRET_KEY, so a leaked signing key does not also open them.
+FIELD_ENCRYPTION_KEYS: list[str] = env.list("FIELD_ENCRYPTION_KEYS", default=[])
+
+# --- Rate limits ---
+# A count the cache could not give (a key expiring between django-ratelimit's ADD and INCR) lets
+# the request through rather than refusing it; an unreachable Redis does too (workspaces/rate_limits.py).
+RATELIMIT_FAIL_OPEN = True
+RATE_LIMIT_SIGNUPS_PER_MINUTE = env.int("RATE_LIMIT_SIGNUPS_PER_MINUTE", default=5, validate=Range(min=1))
+RATE_LIMIT_SUBMISSIONS_PER_MINUTE = env.int("RATE_LIMIT_SUBMISSIONS_PER_MINUTE", default=10, validate=Range(min=1))
+RATE_LIMIT_SUBMISSIONS_PER_ADDRESS_PER_MINUTE = env.int(
+    "RATE_LIMIT_SUBMISSIONS_PER_ADDRESS_PER_MINUTE", default=30, validate=Range(min=1)
+)

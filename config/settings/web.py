@@ -1,0 +1,37 @@
+"""The pages and the files they show: the artifact origin, uploads, the gallery, previews."""
+
+from marshmallow.validate import Range
+
+from config.settings.base import DEBUG, MIDDLEWARE, env
+
+# --- Web / artifacts ---
+# (pages, artifact origin, previews)
+# Artifacts are served only from this separate origin, never with the platform's cookies:
+# another host name in production. Development (`make run` serves both ports) uses another
+# port of localhost, so the platform answers at localhost:8000 and 127.0.0.1:8000 alike.
+ARTIFACT_ORIGIN = env.str(
+    "ARTIFACT_ORIGIN", default="http://localhost:8001" if DEBUG else "http://127.0.0.1:8000"
+).rstrip("/")
+ARTIFACT_URL_MAX_AGE = env.int("ARTIFACT_URL_MAX_AGE", default=3600, validate=Range(min=30))  # s a signed URL lives
+ARTIFACT_INLINE_RENDER_MAX_BYTES = env.int(  # markdown/text larger than this is offered as a download
+    "ARTIFACT_INLINE_RENDER_MAX_BYTES", default=512 * 1024, validate=Range(min=1024)
+)
+UPLOAD_MAX_FILE_BYTES = env.int("UPLOAD_MAX_FILE_BYTES", default=25 * 1024 * 1024, validate=Range(min=1))
+UPLOAD_ALLOWED_EXTENSIONS: list[str] = env.list(
+    "UPLOAD_ALLOWED_EXTENSIONS",
+    default=[
+        *("txt", "md", "csv", "tsv", "json", "geojson", "yaml", "yml", "xml", "html", "pdf", "py", "js", "css"),
+        *("png", "jpg", "jpeg", "gif", "webp", "svg", "mp3", "wav", "ogg", "mid", "midi", "mp4", "webm"),
+        *("xlsx", "docx", "pptx", "ttf", "otf", "zip"),
+    ],
+)
+GALLERY_PAGE_SIZE = env.int("GALLERY_PAGE_SIZE", default=24, validate=Range(min=1, max=200))
+# Previews (pictures, MIDI rendered to audio, markdown and code rendered to HTML) are
+# made at ingestion in a sandbox with no network (creations/artifacts/previews.py):
+# each tool bounded in time, the sandbox in memory, each file it returns in size.
+PREVIEW_TIMEOUT = env.float("PREVIEW_TIMEOUT", default=30.0, validate=Range(min=1))  # s per tool
+PREVIEW_MEMORY_BYTES = env.int("PREVIEW_MEMORY_BYTES", default=1024 * 1024 * 1024, validate=Range(min=64 * 1024 * 1024))
+PREVIEW_MAX_INPUT_BYTES = env.int("PREVIEW_MAX_INPUT_BYTES", default=200 * 1024 * 1024, validate=Range(min=1))
+PREVIEW_OUTPUT_MAX_BYTES = env.int("PREVIEW_OUTPUT_MAX_BYTES", default=32 * 1024 * 1024, validate=Range(min=64 * 1024))
+PREVIEW_WIDTH = env.int("PREVIEW_WIDTH", default=640, validate=Range(min=64, max=4096))
+MIDDLEWARE.insert(1, "creations.artifacts.origin.ArtifactOriginMiddleware")  # host-based dispatch, first

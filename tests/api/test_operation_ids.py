@@ -1,0 +1,41 @@
+"""A client generated from /api/v1/openapi.json names its methods after the operation ids:
+each operation keeps the id it was published with, wherever its code moves."""
+
+from __future__ import annotations
+
+from django.test import Client
+
+PUBLISHED = {
+    ("GET", "/api/v1/artifacts/{artifact_id}/download"): "api_endpoints_artifacts_download_artifact",
+    ("GET", "/api/v1/artifacts/{artifact_id}/preview"): "api_endpoints_artifacts_artifact_preview",
+    ("GET", "/api/v1/runs"): "api_endpoints_runs_list_runs",
+    ("GET", "/api/v1/runs/{run_id}"): "api_endpoints_runs_get_run",
+    ("GET", "/api/v1/runs/{run_id}/artifacts"): "api_endpoints_artifacts_list_artifacts",
+    ("GET", "/api/v1/runs/{run_id}/artifacts/zip"): "api_endpoints_artifacts_download_zip",
+    ("POST", "/api/v1/runs/{run_id}/cancel"): "api_endpoints_runs_cancel_run",
+    ("GET", "/api/v1/runs/{run_id}/compare/{other_run_id}"): "api_endpoints_compare_compare_runs",
+    ("GET", "/api/v1/runs/{run_id}/events"): "api_endpoints_events_list_events",
+    ("GET", "/api/v1/runs/{run_id}/events/stream"): "api_endpoints_events_stream_events",
+    ("POST", "/api/v1/runs/{run_id}/fork"): "api_endpoints_runs_fork",
+    ("POST", "/api/v1/runs/{run_id}/messages"): "api_endpoints_messages_send_message",
+    ("POST", "/api/v1/runs/{run_id}/refine"): "api_endpoints_versions_refine_run",
+    ("POST", "/api/v1/runs/{run_id}/rerun"): "api_endpoints_runs_rerun",
+    ("POST", "/api/v1/runs/{run_id}/restore"): "api_endpoints_versions_restore_version",
+    ("GET", "/api/v1/runs/{run_id}/versions"): "api_endpoints_versions_list_versions",
+    ("GET", "/api/v1/workspaces"): "api_endpoints_workspaces_list_workspaces",
+    ("GET", "/api/v1/workspaces/{slug}"): "api_endpoints_workspaces_get_workspace",
+    ("POST", "/api/v1/workspaces/{slug}/inputs"): "api_endpoints_inputs_upload_inputs",
+    ("GET", "/api/v1/workspaces/{slug}/models"): "api_endpoints_models_list_models",
+    ("POST", "/api/v1/workspaces/{slug}/runs"): "api_endpoints_runs_create_run",
+    ("GET", "/api/v1/workspaces/{slug}/usage"): "api_endpoints_usage_workspace_usage",
+}
+
+
+def test_every_operation_keeps_the_id_it_was_published_with(client: Client) -> None:
+    schema = client.get("/api/v1/openapi.json").json()
+    ids = {
+        (method.upper(), path): operation["operationId"]
+        for path, operations in schema["paths"].items()
+        for method, operation in operations.items()
+    }
+    assert ids == PUBLISHED
