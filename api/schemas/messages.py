@@ -4,9 +4,11 @@ from datetime import datetime
 
 from ninja import Field, Schema
 
+from api.schemas.text import StoredText
+
 
 class MessageIn(Schema):
-    text: str = Field(description="What to tell the agent; it reads it before its next model request")
+    text: StoredText = Field(description="What to tell the agent; it reads it before its next model request")
 
 
 class MessageOut(Schema):

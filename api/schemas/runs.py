@@ -7,6 +7,7 @@ from django.http import HttpRequest
 from django.urls import reverse
 from ninja import Field, Schema
 
+from api.schemas.text import StoredText
 from creations.models import Run
 from sandboxes.agent.demo import DEMO_MODEL_NAME
 
@@ -20,8 +21,8 @@ VisibilityName = Literal["private", "workspace", "public"]
 class RunIn(Schema):
     """What to make, with what, and who sees it. Limits left out take the workspace's defaults."""
 
-    brief: str
-    title: str = Field(default="", max_length=200)
+    brief: StoredText
+    title: StoredText = Field(default="", max_length=200)
     model_endpoint_id: int | None = Field(default=None, description="A model of the workspace; null: the demo model")
     input_ids: list[int] = Field(default_factory=list, max_length=100, description="Uploaded inputs (POST …/inputs)")
     artifact_ids: list[int] = Field(
@@ -36,12 +37,16 @@ class RunIn(Schema):
 
 
 class RefineIn(Schema):
-    instruction: str = Field(description="What should change, in your own words (the brief and files carry over)")
+    instruction: StoredText = Field(
+        description="What should change, in your own words (the brief and files carry over)"
+    )
 
 
 class ForkIn(Schema):
-    brief: str
-    workspace: str | None = Field(default=None, description="Slug of the workspace to fork into (default: the same)")
+    brief: StoredText
+    workspace: StoredText | None = Field(
+        default=None, description="Slug of the workspace to fork into (default: the same)"
+    )
 
 
 class RunOut(Schema):
