@@ -50,7 +50,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from measuring import machine_speed, niced, percentile  # noqa: E402 - beside this file
+from bench.measuring import BENCH_ENV, machine_speed, percentile  # noqa: E402
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.test_settings")
 BENCH_DB_SUFFIX = "_bench_admission"
@@ -59,7 +59,7 @@ NO_QUOTA = 1000
 
 
 def serve_model(port_file: str) -> None:
-    from tests.support.scripted_model import ScriptedModel, submit
+    from devstack.scripted_model import ScriptedModel, submit
 
     server = ScriptedModel(exhausted=submit("done")).start()
     Path(port_file).write_text(str(server.port))
@@ -84,55 +84,34 @@ def main() -> None:
 
     django.setup()
     from django.conf import settings
-    from django.db import connection
 
-    from tests.support.databases import throwaway_database
-    from tests.support.fixtures.runs import PROCESS_ENV, RedisServer, _point_this_process_at, _Process, _wait_for_log
+    from devstack.databases import database_url, throwaway_database
+    from devstack.processes import niced
+    from devstack.redis_server import RedisServer, this_process_on
+    from devstack.stack import stack_env, start_worker_process, worker_process
 
     workdir = Path(os.environ.get("TMPDIR", "/tmp")) / f"atelier-bench-admission-{os.getpid()}"
     workdir.mkdir(parents=True, exist_ok=True)
     results: dict[str, Any] = {}
     speed_before = machine_speed()
-    with throwaway_database(BENCH_DB_SUFFIX, needed_by="bench/admission.py"):
-        redis_server = RedisServer(workdir)
-        redis_server.start()
-        _point_this_process_at(redis_server.url)
-        db = connection.settings_dict
-        env = {
-            **os.environ,
-            **PROCESS_ENV,
-            "RUN_HEARTBEAT_SECONDS": "5",
-            "DJANGO_SETTINGS_MODULE": "config.test_settings",
-            "DATABASE_URL": (
-                f"postgres://{db['USER']}:{db['PASSWORD']}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}"
-                f"/{db['NAME']}"
-            ),
-            "REDIS_URL": redis_server.url,
-            "CELERY_BROKER_URL": redis_server.url,
-            "MEDIA_ROOT": str(workdir / "media"),
-            "LOG_LEVEL": "WARNING",
-            "SANDBOX_POOL_SIZE": str(args.pool_size),
-        }
-        settings.MEDIA_ROOT = workdir / "media"
-        celery = [str(Path(sys.executable).parent / "celery"), "-A", "config"]
-        worker = _Process(
-            "worker",
-            [
-                *celery,
-                "worker",
-                *("--pool", "threads", "--concurrency", str(args.worker_threads)),
-                *("--loglevel", "INFO", "--without-gossip", "--without-mingle"),
-            ],
-            env,
-            workdir / "worker.log",
+    with (
+        throwaway_database(BENCH_DB_SUFFIX),
+        RedisServer(workdir) as redis_server,
+        this_process_on(redis_server.url),
+    ):
+        media_root = workdir / "media"
+        overrides = {**BENCH_ENV, "SANDBOX_POOL_SIZE": str(args.pool_size)}
+        env = stack_env(
+            database_url=database_url(), media_root=media_root, redis_url=redis_server.url, overrides=overrides
         )
+        settings.MEDIA_ROOT = media_root
+        worker = worker_process(env, workdir, threads=args.worker_threads)
         port_file = workdir / "model.port"
         model = subprocess.Popen(
             niced(args.model_nice, [sys.executable, __file__, "--serve-model", str(port_file)]), cwd=ROOT
         )
         try:
-            worker.start()
-            _wait_for_log(worker, "ready.")
+            start_worker_process(worker)
             while not port_file.exists():
                 time.sleep(0.05)
             model_url = f"http://127.0.0.1:{port_file.read_text()}/v1"
@@ -150,8 +129,6 @@ def main() -> None:
         finally:
             model.terminate()
             worker.stop()
-            redis_server.stop()
-            connection.close()
 
     results["machine"] = {
         "cpus": os.cpu_count(),
@@ -169,17 +146,17 @@ def main() -> None:
 
 def phase(model_url: str, name: str, *, workspaces: int, runs_per_workspace: int, quota: int) -> dict[str, Any]:
     """Queue the runs (workspace after workspace, committed together), wait for them all, and measure."""
+    from django.contrib.auth.models import User
     from django.db import transaction
 
     from creations.models import FINAL_STATUSES, Run, RunStatus
     from creations.runs.services import creation_submit
-    from tests.support.fixtures.accounts import make_user
     from workspaces.models import ModelEndpoint
     from workspaces.services import workspace_create
 
     people = []
     for number in range(workspaces):
-        owner = make_user(f"{name}-{number}")
+        owner = User.objects.create_user(f"{name}-{number}", password="x")  # noqa: S106 - a throwaway database
         workspace = workspace_create(name=f"{name} {number}", owner=owner)
         workspace.quota_concurrent_runs = quota
         workspace.save(update_fields=["quota_concurrent_runs"])

@@ -57,12 +57,12 @@ django.setup()
 import docker  # noqa: E402
 from django.conf import settings  # noqa: E402
 
+from devstack.databases import throwaway_database  # noqa: E402
+from devstack.scripted_model import RecordedRequest, ScriptedModel, ScriptEntry, bash, submit  # noqa: E402
 from sandboxes.agent import AgentLimits, model_client_for  # noqa: E402
 from sandboxes.agent.one_shot import new_run_id, run_one_shot  # noqa: E402
 from sandboxes.image import sandbox_image_tag  # noqa: E402
 from sandboxes.pool import ColdStartProvider  # noqa: E402
-from tests.support.databases import throwaway_database  # noqa: E402
-from tests.support.scripted_model import RecordedRequest, ScriptedModel, ScriptEntry, bash, submit  # noqa: E402
 
 REFERENCE_PYTHON = ROOT / "bench" / ".venv-reference" / "bin" / "python"
 REFERENCE_LAUNCHER = ROOT / "bench" / "reference_gvisor.py"
@@ -264,7 +264,7 @@ def main() -> None:
         skipped = "--skip-reference"
     elif not REFERENCE_PYTHON.exists():
         sys.exit(f"no reference virtualenv at {REFERENCE_PYTHON.relative_to(ROOT)}: `make bench-reference` makes it")
-    with ScriptedModel() as server, throwaway_database(BENCH_DB_SUFFIX, needed_by="bench/agent.py (the web path)"):
+    with ScriptedModel() as server, throwaway_database(BENCH_DB_SUFFIX):
         for _ in range(args.repeats):  # interleaved, so a busy moment on the machine hits every variant
             runs["ours_web"].append(run_ours_web(server, args.steps))
             runs["ours_in_process"].append(run_ours_in_process(server, args.steps))

@@ -51,15 +51,15 @@ import django  # noqa: E402
 django.setup()
 
 import docker  # noqa: E402
-from agent import scripted_run  # noqa: E402 - beside this file
 from django.conf import settings  # noqa: E402
-from measuring import cpu_snapshot, machine_speed  # noqa: E402 - beside this file
 
+from bench.agent import scripted_run  # noqa: E402 - beside this file
+from bench.measuring import cpu_snapshot, machine_speed  # noqa: E402 - beside this file
+from devstack.scripted_model import ScriptedModel  # noqa: E402
 from sandboxes.agent import AgentLimits, model_client_for  # noqa: E402
 from sandboxes.agent.one_shot import new_run_id, run_one_shot  # noqa: E402
 from sandboxes.docker_runtime import DockerSandbox, SandboxConfig, start_sandbox  # noqa: E402
 from sandboxes.pool import ColdStartProvider  # noqa: E402
-from tests.support.scripted_model import ScriptedModel  # noqa: E402
 
 LABELS = {"atelier.owner": "bench", "atelier.run_id": "bench"}
 # The benchmark's sandboxes under a cgroup of their own (inside the low-weight parent, as deployed):

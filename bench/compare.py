@@ -21,6 +21,7 @@ all of them. Writes bench/results/compare.json.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import io
 import json
 import os
@@ -46,18 +47,20 @@ django.setup()
 from django.conf import settings  # noqa: E402
 from django.contrib.auth.models import User  # noqa: E402
 from django.core.cache import cache  # noqa: E402
-from measuring import machine_speed  # noqa: E402 - beside this file
+from django.core.files.base import ContentFile  # noqa: E402
+from django.utils import timezone  # noqa: E402
 from PIL import Image, ImageDraw  # noqa: E402
 
+from bench.measuring import machine_speed  # noqa: E402 - beside this file
 from creations.artifacts.previews import make_previews  # noqa: E402
+from creations.artifacts.sniff import sniff_bytes  # noqa: E402
 from creations.compare.differ import DifferSession  # noqa: E402
 from creations.compare.selectors import comparison_files, run_comparison  # noqa: E402
 from creations.compare.services import comparison_compute  # noqa: E402
-from creations.models import Artifact, Run  # noqa: E402
+from creations.models import Artifact, Creation, Run, RunStatus  # noqa: E402  # noqa: E402
+from devstack.databases import throwaway_database  # noqa: E402
 from sandboxes.offline import start_offline_sandbox  # noqa: E402
-from tests.support.artifacts import Output  # noqa: E402
-from tests.support.comparisons import two_versions  # noqa: E402
-from tests.support.databases import throwaway_database  # noqa: E402
+from workspaces.models import Workspace  # noqa: E402
 from workspaces.services import workspace_create  # noqa: E402
 
 RESULTS = ROOT / "bench" / "results" / "compare.json"
@@ -99,6 +102,31 @@ def texts() -> tuple[bytes, bytes]:
         lines[i] = f"{i:06d} rewritten in the second version, with a longer line than before"
     newer = ("\n".join(lines) + "\n").encode()
     return older, newer
+
+
+def two_versions(*, workspace: Workspace, author: User, name: str, older: bytes, newer: bytes) -> tuple[Run, Run]:
+    """A creation whose first version left `older` as the file `name` and whose second left `newer`,
+    both finished, their artifacts stored and classified as ingestion does."""
+    creation = Creation.objects.create(workspace=workspace, author=author, brief=f"two versions of {name}")
+    runs = []
+    for data in (older, newer):
+        now = timezone.now()
+        run = Run.objects.create(
+            creation=creation, started_by=author, status=RunStatus.SUCCEEDED, started_at=now, finished_at=now, steps=1
+        )
+        sniffed = sniff_bytes(data[: 64 * 1024], name=name)
+        artifact = Artifact(
+            run=run,
+            path=name,
+            kind=sniffed.kind,
+            size=len(data),
+            content_type=sniffed.content_type,
+            sha256=hashlib.sha256(data).hexdigest(),
+        )
+        artifact.file.save(name, ContentFile(data), save=False)
+        artifact.save()
+        runs.append(run)
+    return runs[0], runs[1]
 
 
 def sandbox_start_stop() -> None:
@@ -157,21 +185,11 @@ def main() -> None:
         "second look, cached": [],
     }
     try:
-        with throwaway_database(BENCH_DB_SUFFIX, needed_by="bench/compare.py"):
+        with throwaway_database(BENCH_DB_SUFFIX):
             owner = User.objects.create_user("owner", password="x")  # noqa: S106 - a throwaway database
             workspace = workspace_create(name="Bench", owner=owner)
-            pair_png = two_versions(
-                workspace=workspace,
-                author=owner,
-                older=[Output("poster.png", png_a)],
-                newer=[Output("poster.png", png_b)],
-            )
-            pair_text = two_versions(
-                workspace=workspace,
-                author=owner,
-                older=[Output("sales.txt", text_a)],
-                newer=[Output("sales.txt", text_b)],
-            )
+            pair_png = two_versions(workspace=workspace, author=owner, name="poster.png", older=png_a, newer=png_b)
+            pair_text = two_versions(workspace=workspace, author=owner, name="sales.txt", older=text_a, newer=text_b)
             newer_png: Artifact = pair_png[1].artifacts.get()
 
             def compare(pair: tuple[Run, Run]) -> None:

@@ -35,10 +35,10 @@ django.setup()
 import httpx2  # noqa: E402
 import openai  # noqa: E402
 
+from devstack.scripted_model import ScriptedModel, reply  # noqa: E402
 from sandboxes.agent import openai_client  # noqa: E402
 from sandboxes.agent.endpoint_addresses import GuardedTransport  # noqa: E402
 from sandboxes.agent.openai_client import CONNECTION_LIMITS, OpenAIModelClient  # noqa: E402
-from tests.support.scripted_model import ScriptedModel, reply  # noqa: E402
 
 MESSAGES = [{"role": "user", "content": "hi"}]
 

@@ -90,7 +90,7 @@ def bench_previews() -> dict[str, Any]:
 
     from creations.artifacts.previews import _run_previewer, _start_sandbox
     from creations.models import Artifact, ArtifactKind
-    from tests.support.media_samples import pdf_bytes, png_bytes, wav_bytes
+    from devstack.samples import pdf_bytes, png_bytes, wav_bytes
 
     samples = {
         ArtifactKind.IMAGE: ("poster.png", png_bytes(1600, 1000)),

@@ -38,7 +38,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from measuring import machine_speed, niced  # noqa: E402 - beside this file
+from bench.measuring import BENCH_ENV, machine_speed  # noqa: E402
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.test_settings")
 BENCH_DB_SUFFIX = "_bench_hosts"
@@ -48,7 +48,7 @@ THINK_SECONDS = 1.5
 
 
 def serve_model(port_file: str) -> None:
-    from tests.support.scripted_model import ScriptedModel, bash, submit
+    from devstack.scripted_model import ScriptedModel, bash, submit
 
     script = [bash(f"ls /testbed > /dev/null; sleep {THINK_SECONDS}", f"Step {i}.") for i in range(1, STEPS + 1)]
     script.append(submit("done"))
@@ -79,48 +79,32 @@ def main() -> None:
     from django.conf import settings
     from django.db import connection
 
+    from devstack.databases import database_url, throwaway_database
+    from devstack.docker_engine import second_docker_engine
+    from devstack.processes import Process, niced
+    from devstack.redis_server import RedisServer, this_process_on
+    from devstack.stack import stack_env, start_worker_process, worker_process
     from sandboxes.image import sandbox_image_tag
-    from tests.support.databases import throwaway_database
-    from tests.support.fixtures.docker_engine import second_docker_engine
-    from tests.support.fixtures.runs import PROCESS_ENV, RedisServer, _point_this_process_at, _Process, _wait_for_log
 
     workdir = Path(os.environ.get("TMPDIR", "/tmp")) / f"atelier-bench-hosts-{os.getpid()}"
     workdir.mkdir(parents=True, exist_ok=True)
     results: dict[str, Any] = {}
     speed_before = machine_speed()
-    with throwaway_database(BENCH_DB_SUFFIX, needed_by="bench/hosts.py"), ExitStack() as stack:
+    with throwaway_database(BENCH_DB_SUFFIX), ExitStack() as stack:
         engine_started = time.monotonic()
         engine = stack.enter_context(second_docker_engine(workdir / "engine-b", sandbox_image_tag()))
         results["second_engine_start_s"] = round(time.monotonic() - engine_started, 1)
-        redis_server = RedisServer(workdir)
-        redis_server.start()
-        stack.callback(redis_server.stop)
-        _point_this_process_at(redis_server.url)
-        db = connection.settings_dict
-        env = {
-            **os.environ,
-            **PROCESS_ENV,
-            "RUN_HEARTBEAT_SECONDS": "5",
-            "DJANGO_SETTINGS_MODULE": "config.test_settings",
-            "DATABASE_URL": (
-                f"postgres://{db['USER']}:{db['PASSWORD']}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}"
-                f"/{db['NAME']}"
-            ),
-            "REDIS_URL": redis_server.url,
-            "CELERY_BROKER_URL": redis_server.url,
-            "MEDIA_ROOT": str(workdir / "media"),
-            "LOG_LEVEL": "WARNING",
-        }
-        settings.MEDIA_ROOT = workdir / "media"
-        celery = [str(Path(sys.executable).parent / "celery"), "-A", "config", "worker"]
+        redis_server = stack.enter_context(RedisServer(workdir))
+        stack.enter_context(this_process_on(redis_server.url))
+        media_root = workdir / "media"
+        env = stack_env(
+            database_url=database_url(), media_root=media_root, redis_url=redis_server.url, overrides=BENCH_ENV
+        )
+        settings.MEDIA_ROOT = media_root
 
-        def worker(name: str, extra: dict[str, str]) -> _Process:
-            argv = [
-                *celery,
-                *("--pool", "threads", "--concurrency", str(args.threads), "--hostname", f"{name}@%h"),
-                *("--loglevel", "INFO", "--without-gossip", "--without-mingle"),
-            ]
-            return _Process(name, argv, {**env, "SANDBOX_HOST_ID": f"bench-{name}", **extra}, workdir / f"{name}.log")
+        def worker(name: str, extra: dict[str, str]) -> Process:
+            env_here = {**env, "SANDBOX_HOST_ID": f"bench-{name}", **extra}
+            return worker_process(env_here, workdir, name=name, threads=args.threads)
 
         host_a, host_b = worker("host-a", {}), worker("host-b", engine.sandbox_env())
         port_file = workdir / "model.port"
@@ -128,16 +112,14 @@ def main() -> None:
         stack.callback(model.terminate)
         stack.callback(host_a.stop)
         stack.callback(host_b.stop)
-        host_a.start()
-        _wait_for_log(host_a, "ready.")
+        start_worker_process(host_a)
         while not port_file.exists():
             time.sleep(0.05)
         model_url = f"http://127.0.0.1:{port_file.read_text()}/v1"
         phase(model_url, "warm-up", runs=args.threads)
         results["one_host"] = phase(model_url, "one_host", runs=args.runs)
         print("one_host", json.dumps(results["one_host"]), flush=True)
-        host_b.start()
-        _wait_for_log(host_b, "ready.")
+        start_worker_process(host_b)
         phase(model_url, "warm-up-b", runs=2 * args.threads)
         results["two_hosts"] = phase(model_url, "two_hosts", runs=args.runs)
         print("two_hosts", json.dumps(results["two_hosts"]), flush=True)
@@ -162,15 +144,15 @@ def main() -> None:
 
 def phase(model_url: str, name: str, *, runs: int) -> dict[str, Any]:
     """Queue `runs` runs at once (one workspace, quota out of the way) and wait for them all."""
+    from django.contrib.auth.models import User
     from django.db import transaction
 
     from creations.models import FINAL_STATUSES, Run, RunStatus
     from creations.runs.services import creation_submit
-    from tests.support.fixtures.accounts import make_user
     from workspaces.models import ModelEndpoint
     from workspaces.services import workspace_create
 
-    owner = make_user(f"{name}-owner")
+    owner = User.objects.create_user(f"{name}-owner", password="x")  # noqa: S106 - a throwaway database
     workspace = workspace_create(name=f"{name}", owner=owner)
     workspace.quota_concurrent_runs = 1000
     workspace.save(update_fields=["quota_concurrent_runs"])

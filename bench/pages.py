@@ -40,7 +40,7 @@ from django.urls import reverse  # noqa: E402
 from django.utils import timezone  # noqa: E402
 
 from creations.models import Artifact, ArtifactKind, Creation, Run, RunEvent, RunStatus, Visibility  # noqa: E402
-from tests.support.databases import throwaway_database  # noqa: E402
+from devstack.databases import throwaway_database  # noqa: E402
 from workspaces.models import Workspace  # noqa: E402
 
 RESULTS = ROOT / "bench" / "results" / "pages.json"
@@ -187,7 +187,7 @@ def main() -> None:
     args = parser.parse_args()
     setup_test_environment()
     results: dict[str, dict[str, Any]] = {}
-    with throwaway_database(BENCH_DB_SUFFIX, needed_by="bench/pages.py"):
+    with throwaway_database(BENCH_DB_SUFFIX):
         owner = User.objects.create_user("owner", password="x")  # noqa: S106 - a throwaway database
         sizes = {
             "small (100 artifacts, 40-event run)": seed_workspace(owner, slug="small", artifacts=100, run_events=40),

@@ -43,7 +43,7 @@ import django  # noqa: E402
 
 django.setup()
 
-from measuring import machine_speed  # noqa: E402 - beside this file
+from bench.measuring import machine_speed  # noqa: E402 - beside this file
 
 RESULTS = ROOT / "bench" / "results" / "refine.json"
 MB = 1024 * 1024
@@ -120,8 +120,8 @@ def latency_figures(rounds: int) -> dict[str, Any]:
     from creations.runs.execution import run_execute
     from creations.runs.services import creation_submit, run_refine
     from creations.runs.state import run_mark_starting
-    from tests.support.databases import throwaway_database
-    from tests.support.scripted_model import ScriptedModel, bash, submit
+    from devstack.databases import throwaway_database
+    from devstack.scripted_model import ScriptedModel, bash, submit
     from workspaces.models import ModelEndpoint
     from workspaces.services import workspace_create
 
@@ -159,7 +159,7 @@ def latency_figures(rounds: int) -> dict[str, Any]:
 
     names = ("first_request", "first_command", "refine_request", "refine_command")
     results: dict[str, list[float]] = {name: [] for name in names}
-    with throwaway_database("_bench_refine", needed_by="bench/refine.py"):
+    with throwaway_database("_bench_refine"):
         owner = User.objects.create_user("bench-owner")
         workspace = workspace_create(name="Bench", slug="bench", owner=owner)
         endpoint = ModelEndpoint.objects.create(

@@ -39,17 +39,17 @@ import httpx  # noqa: E402
 from django.contrib.auth.models import User  # noqa: E402
 from django.core.files.base import ContentFile  # noqa: E402
 from django.core.files.storage import FileSystemStorage  # noqa: E402
-from django.db import connection  # noqa: E402
 from django.utils import timezone  # noqa: E402
-from measuring import machine_speed  # noqa: E402 - beside this file
 from storages.backends.s3 import S3Storage  # noqa: E402
 
+from bench.measuring import BENCH_ENV, machine_speed  # noqa: E402
 from creations.artifacts.origin import grant_sign  # noqa: E402
 from creations.models import Artifact, ArtifactKind, Creation, Run, RunStatus  # noqa: E402
-from tests.support import free_port  # noqa: E402
-from tests.support.databases import throwaway_database  # noqa: E402
-from tests.support.fixtures.runs import PROCESS_ENV, _Process, _wait_for_port  # noqa: E402
-from tests.support.fixtures.s3 import S3Server, seaweedfs_running, storage_env, storage_options  # noqa: E402
+from devstack.databases import database_url, throwaway_database  # noqa: E402
+from devstack.ports import free_port  # noqa: E402
+from devstack.processes import Process, wait_for_port  # noqa: E402
+from devstack.s3 import S3Server, seaweedfs_running, storage_env, storage_options  # noqa: E402
+from devstack.stack import origins_env, stack_env, web_process  # noqa: E402
 from workspaces.models import Workspace  # noqa: E402
 
 logging.getLogger("httpx").setLevel(logging.WARNING)  # one line per request otherwise
@@ -119,18 +119,7 @@ def summarize(samples: list[dict[str, float]]) -> dict[str, float]:
     }
 
 
-def start_servers(workdir: Path, s3: S3Server, location: str) -> dict[str, tuple[_Process, str]]:
-    db = connection.settings_dict
-    base_env = {
-        **os.environ,
-        **PROCESS_ENV,
-        "DJANGO_SETTINGS_MODULE": "config.test_settings",
-        "DATABASE_URL": f"postgres://{db['USER']}:{db['PASSWORD']}@{db['HOST'] or '127.0.0.1'}:"
-        f"{db['PORT'] or 5432}/{db['NAME']}",
-        "MEDIA_ROOT": str(workdir / "media"),
-        "ALLOWED_HOSTS": "127.0.0.1,localhost",
-        "LOG_LEVEL": "WARNING",
-    }
+def start_servers(workdir: Path, s3: S3Server, location: str) -> dict[str, tuple[Process, str]]:
     on_s3 = {**storage_env(s3, location), "S3_ENDPOINT_URL": s3.direct_url}
     envs = {
         "local": {},
@@ -138,17 +127,15 @@ def start_servers(workdir: Path, s3: S3Server, location: str) -> dict[str, tuple
         "s3 redirect": {**on_s3, "S3_PRESIGNED_REDIRECTS": "true"},
     }
     servers = {}
-    for name, overrides in envs.items():
+    for name, storage in envs.items():
         port = free_port()
-        env = {**base_env, **overrides, "SITE_URL": f"http://localhost:{port}"}
-        env["ARTIFACT_ORIGIN"] = f"http://127.0.0.1:{port}"
-        daphne = [str(Path(sys.executable).parent / "daphne"), "-b", "127.0.0.1", "-p", str(port)]
-        log = workdir / f"web-{name.replace(' ', '-')}.log"
-        process = _Process(name, [*daphne, "config.asgi:application"], env, log)
+        overrides = {**BENCH_ENV, **storage, **origins_env(port)}
+        env = stack_env(database_url=database_url(), media_root=workdir / "media", overrides=overrides)
+        process = web_process(port, env, workdir, name=f"web-{name.replace(' ', '-')}")
         process.start()
         servers[name] = (process, f"http://127.0.0.1:{port}")
     for process, url in servers.values():
-        _wait_for_port(process, int(url.rsplit(":", 1)[1]))
+        wait_for_port(process, int(url.rsplit(":", 1)[1]))
     return servers
 
 
@@ -165,7 +152,7 @@ def main() -> None:
     speed_before = machine_speed()
     with tempfile.TemporaryDirectory(prefix="atelier-bench-storage-") as tmp:
         workdir = Path(tmp)
-        with seaweedfs_running(workdir / "s3") as s3, throwaway_database(BENCH_DB_SUFFIX, needed_by=__file__):
+        with seaweedfs_running(workdir / "s3") as s3, throwaway_database(BENCH_DB_SUFFIX):
             location = f"bench-{time.monotonic_ns()}"
             seeded = seed(video, media_root=workdir / "media", s3=s3, location=location)
             owner = User.objects.get(pk=seeded["owner"])

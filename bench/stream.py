@@ -47,8 +47,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from measuring import cpu_per_run, cpu_snapshot, machine_speed, niced, sandbox_priority, summary  # noqa: E402
-from watchers import watch_runs  # noqa: E402 - both beside this file
+from bench.measuring import BENCH_ENV, cpu_per_run, cpu_snapshot, machine_speed, sandbox_priority, summary  # noqa: E402
+from bench.watchers import watch_runs  # noqa: E402
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.test_settings")
 BENCH_DB_SUFFIX = "_bench"  # a database of its own, named after DATABASE_URL's
@@ -86,143 +86,79 @@ def main() -> None:
 
     django.setup()
     from django.conf import settings
-    from django.db import connection
 
-    if connection.vendor != "postgresql":
-        sys.exit("bench/stream.py needs PostgreSQL: set DATABASE_URL (as `make bench` does).")
-    bench_db = f"{settings.DATABASES['default']['NAME']}{BENCH_DB_SUFFIX}"
-    settings.DATABASES["default"].setdefault("TEST", {})["NAME"] = bench_db
-    connection.creation.create_test_db(verbosity=0, autoclobber=True, serialize=False)
-
-    from tests.support import free_port
-    from tests.support.fixtures.runs import (
-        PROCESS_ENV,
-        AtelierServer,
-        RedisServer,
-        _point_this_process_at,
-        _Process,
-        _wait_for_log,
-        _wait_for_port,
-    )
+    from devstack.databases import database_url, throwaway_database
+    from devstack.ports import free_port
+    from devstack.processes import Process, niced
+    from devstack.redis_server import RedisServer, this_process_on
+    from devstack.stack import AtelierServer, stack_env, web_process, worker_process
 
     workdir = Path(os.environ.get("TMPDIR", "/tmp")) / f"atelier-bench-{os.getpid()}"
     workdir.mkdir(parents=True, exist_ok=True)
     if args.web_nice < 0 and os.geteuid() != 0:
         sys.exit("--web-nice below 0 needs root (or pass --web-nice 0)")
     os.nice(args.web_nice - os.nice(0))  # this process's websocket clients stand for browsers elsewhere
-    # A Redis of its own: nothing else shares its CPU budget or keys.
-    redis_server = RedisServer(workdir, nice=args.web_nice)
-    redis_server.start()
-    redis_url = redis_server.url
-    _point_this_process_at(redis_url)
-    db = connection.settings_dict
     worker_concurrency = args.worker_concurrency or max(args.concurrent, 16)
-    env = {
-        **os.environ,
-        **PROCESS_ENV,
-        "RUN_HEARTBEAT_SECONDS": "5",
-        # One signed-in person watches every run here, from one address.
-        "RUN_WS_MAX_PER_USER": "1000",
-        "RUN_WS_MAX_PER_ADDRESS": "1000",
-        "DJANGO_SETTINGS_MODULE": "config.test_settings",
-        "DATABASE_URL": (
-            f"postgres://{db['USER']}:{db['PASSWORD']}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
-        ),
-        "REDIS_URL": redis_url,
-        "CELERY_BROKER_URL": redis_url,
-        "MEDIA_ROOT": str(workdir / "media"),
-        "ALLOWED_HOSTS": "127.0.0.1,localhost",
-        "LOG_LEVEL": "WARNING",
-        "SANDBOX_POOL_SIZE": str(args.pool_size),
-    }
-    settings.MEDIA_ROOT = workdir / "media"
-    port = free_port()
-    server = AtelierServer(
-        base_url=f"http://127.0.0.1:{port}", port=port, media_root=workdir / "media", redis_url=redis_url
-    )
-    celery = [str(Path(sys.executable).parent / "celery"), "-A", "config"]
-    server.processes = {
-        "web": _Process(
-            "web",
-            niced(
-                args.web_nice,
-                [
-                    str(Path(sys.executable).parent / "daphne"),
-                    "-b",
-                    "127.0.0.1",
-                    "-p",
-                    str(port),
-                    "config.asgi:application",
-                ],
-            ),
-            env,
-            workdir / "web.log",
-        ),
-    }
-
-    def worker(concurrency: int | None, cgroup_parent: str = settings.SANDBOX_CGROUP_PARENT) -> Any:
-        """The Celery worker; concurrency None: as deployed (settings: WORKER_CONCURRENCY)."""
-        return _Process(
-            "worker",
-            [
-                *(["nice", "-n", str(args.worker_nice)] if args.worker_nice else []),
-                *celery,
-                "worker",
-                *(["--concurrency", str(concurrency)] if concurrency else []),
-                "--loglevel",
-                "INFO",
-                "--without-gossip",
-                "--without-mingle",
-            ],
-            {**env, "SANDBOX_CGROUP_PARENT": cgroup_parent},
-            workdir / f"worker-{concurrency or 'default'}.log",
-        )
-
-    def restart_worker(concurrency: int | None, cgroup_parent: str = settings.SANDBOX_CGROUP_PARENT) -> None:
-        server.processes["worker"].stop()
-        server.processes["worker"] = worker(concurrency, cgroup_parent)
-        log = server.worker.log_path
-        marker = log.stat().st_size if log.exists() else 0  # a log this worker's concurrency had before
-        server.processes["worker"].start()
-        _wait_for_log(server.worker, "ready.", after=marker)
-
-    server.processes["worker"] = worker(worker_concurrency)
-    port_file = workdir / "model.port"
-    model = subprocess.Popen(
-        niced(args.model_nice, [sys.executable, str(Path(__file__).parent / "stream_model.py"), str(port_file)]),
-        cwd=ROOT,
-    )
     results: dict[str, Any] = {}
     speed_before = machine_speed()
-    try:
-        for proc in server.processes.values():
-            proc.start()
-        _wait_for_port(server.processes["web"], port)
-        _wait_for_log(server.worker, "ready.")
-        while not port_file.exists():
-            time.sleep(0.05)
-        model_url = f"http://127.0.0.1:{port_file.read_text()}/v1"
-        results = run_scenarios(
-            server,
-            model_url,
-            args.concurrent,
-            args.throughput_runs,
-            worker_concurrency,
-            restart_worker,
-            compare_without_cgroup=not args.no_cgroup_comparison,
+    # A Redis of its own, as privileged as the web tier: nothing else shares its CPU budget or keys.
+    with (
+        throwaway_database(BENCH_DB_SUFFIX),
+        RedisServer(workdir, nice=args.web_nice) as redis_server,
+        this_process_on(redis_server.url),
+    ):
+        overrides = {
+            **BENCH_ENV,
+            # One signed-in person watches every run here, from one address.
+            "RUN_WS_MAX_PER_USER": "1000",
+            "RUN_WS_MAX_PER_ADDRESS": "1000",
+            "SANDBOX_POOL_SIZE": str(args.pool_size),
+        }
+        media_root = workdir / "media"
+        env = stack_env(
+            database_url=database_url(), media_root=media_root, redis_url=redis_server.url, overrides=overrides
         )
-    finally:
-        model.terminate()
-        for proc in server.processes.values():
-            proc.stop()
-        redis_server.stop()
-        with connection.cursor() as cursor:  # threads of this process (asyncio.to_thread) may still hold one
-            cursor.execute(
-                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database()"
-                " AND pid <> pg_backend_pid()"
+        settings.MEDIA_ROOT = media_root
+        port = free_port()
+        server = AtelierServer(
+            base_url=f"http://127.0.0.1:{port}",
+            port=port,
+            media_root=media_root,
+            redis_url=redis_server.url,
+            processes={"web": web_process(port, env, workdir, nice=args.web_nice)},
+        )
+
+        def worker(concurrency: int | None, cgroup_parent: str = settings.SANDBOX_CGROUP_PARENT) -> Process:
+            """The Celery worker; concurrency None: as deployed (settings: WORKER_CONCURRENCY)."""
+            env_here = {**env, "SANDBOX_CGROUP_PARENT": cgroup_parent}
+            return worker_process(env_here, workdir, threads=concurrency, nice=args.worker_nice)
+
+        def restart_worker(concurrency: int | None, cgroup_parent: str = settings.SANDBOX_CGROUP_PARENT) -> None:
+            server.replace_worker(worker(concurrency, cgroup_parent))
+
+        server.processes["worker"] = worker(worker_concurrency)
+        port_file = workdir / "model.port"
+        model = subprocess.Popen(
+            niced(args.model_nice, [sys.executable, str(Path(__file__).parent / "stream_model.py"), str(port_file)]),
+            cwd=ROOT,
+        )
+        try:
+            server.start()
+            while not port_file.exists():
+                time.sleep(0.05)
+            model_url = f"http://127.0.0.1:{port_file.read_text()}/v1"
+            results = run_scenarios(
+                server,
+                model_url,
+                args.concurrent,
+                args.throughput_runs,
+                worker_concurrency,
+                restart_worker,
+                compare_without_cgroup=not args.no_cgroup_comparison,
             )
-        connection.close()
-        connection.creation.destroy_test_db(bench_db, verbosity=0)
+        finally:
+            model.terminate()
+            server.stop()
 
     results["machine"] = {
         "cpus": os.cpu_count(),
@@ -255,26 +191,26 @@ def run_scenarios(
     compare_without_cgroup: bool,
 ) -> dict[str, Any]:
     from django.conf import settings
+    from django.contrib.auth.models import User
 
+    from api.models import TokenScope
+    from api.tokens import token_create
     from creations.events.store import store_events
     from creations.models import FINAL_STATUSES, Run, RunStatus
     from creations.runs.services import creation_submit, run_cancel
     from creations.runs.state import run_finish
-    from tests.support.fixtures.accounts import make_user
-    from tests.support.runs import run_containers
+    from devstack.containers import run_containers
     from workspaces.models import ModelEndpoint, Role
     from workspaces.services import membership_add, workspace_create
 
-    owner = make_user(f"bench-{os.getpid()}")
+    owner = User.objects.create_user(f"bench-{os.getpid()}", password="x")  # noqa: S106 - a throwaway database
     workspace = workspace_create(name="Bench", owner=owner)
     workspace.run_max_steps = 100
     workspace.save()
     membership_add(workspace=workspace, user=owner, role=Role.OWNER)
     endpoint = ModelEndpoint.objects.create(workspace=workspace, name="scripted", base_url=model_url, model="scripted")
     cookie = server.cookie_for(owner)
-    from tests.support.api import token_for
-
-    token = token_for(owner, scope="read")
+    token = token_create(user=owner, name="bench", scope=TokenScope.READ, expires_in_days=None).raw
 
     def submit(brief: str = "bench run") -> Run:
         return creation_submit(workspace=workspace, author=owner, brief=brief, model_endpoint=endpoint)

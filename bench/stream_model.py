@@ -16,7 +16,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from tests.support.scripted_model import ScriptedModel, bash, submit
+from devstack.scripted_model import ScriptedModel, bash, submit
 
 STEPS = 20
 

@@ -6,6 +6,7 @@ from uuid import uuid4
 
 import pytest
 
+from devstack.databases import disconnect_others
 from tests.support import IN_CI
 
 pytest_plugins = [
@@ -33,11 +34,8 @@ def django_db_setup(django_db_setup: None, django_db_blocker: Any) -> Iterator[N
 
     if connection.vendor != "postgresql":
         return
-    with django_db_blocker.unblock(), connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
-            " WHERE datname = current_database() AND pid <> pg_backend_pid()"
-        )
+    with django_db_blocker.unblock():
+        disconnect_others()
 
 
 @pytest.fixture(autouse=True)
@@ -49,7 +47,7 @@ def _media_in_tmp(settings: Any, tmp_path_factory: pytest.TempPathFactory) -> No
 @pytest.fixture(autouse=True)
 def _run_events_match_their_schema(settings: Any) -> None:
     """An event stored in a test that drifts from its schema fails the test, as in
-    development (the stack's processes get the same in PROCESS_ENV). A fixture, not
+    development (the stack's processes get the same in devstack.stack.PROCESS_ENV). A fixture, not
     test settings: those change only what makes tests fast."""
     settings.RUN_EVENT_SCHEMA_STRICT = True
 

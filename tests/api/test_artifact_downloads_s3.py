@@ -22,10 +22,10 @@ from django.db import close_old_connections
 from atelier_cli.api_client import ApiClient as CliApiClient
 from atelier_cli.credentials import Credentials
 from atelier_cli.downloads import ArtifactDownloader
+from devstack.s3 import S3Server
 from tests.support.api import api_as, token_for
 from tests.support.artifacts import Output, finished_run
 from tests.support.fixtures.accounts import Team
-from tests.support.fixtures.s3 import S3Server
 from tests.support.media_samples import mp4_bytes, png_bytes
 
 pytestmark = [pytest.mark.django_db, pytest.mark.filterwarnings("ignore:StreamingHttpResponse must consume")]

@@ -16,10 +16,10 @@ from httpx_sse import ServerSentEvent, connect_sse
 from creations.events.store import store_events
 from creations.models import RunStatus, Visibility
 from creations.runs.state import run_finish
+from devstack.stack import AtelierServer
 from tests.support.api import token_for
 from tests.support.factories import make_run
 from tests.support.fixtures.accounts import Team
-from tests.support.fixtures.runs import AtelierServer
 
 pytestmark = [pytest.mark.services, pytest.mark.django_db(transaction=True)]
 

@@ -10,9 +10,9 @@ import pytest
 from django.utils import timezone
 
 from api.models import PersonalAccessToken
+from devstack.stack import AtelierServer
 from tests.support.api import api_as, token_for
 from tests.support.fixtures.accounts import Team
-from tests.support.fixtures.runs import AtelierServer
 
 
 def _secret_half(raw: str) -> str:

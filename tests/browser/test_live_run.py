@@ -10,11 +10,11 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
+from devstack.scripted_model import ScriptedModel, bash
+from devstack.scripted_model import submit as submit_reply
 from tests.support.fixtures.accounts import PASSWORD, Team
 from tests.support.fixtures.browser import Web
 from tests.support.runs import scripted_endpoint, submit
-from tests.support.scripted_model import ScriptedModel, bash
-from tests.support.scripted_model import submit as submit_reply
 
 pytestmark = [pytest.mark.browser, pytest.mark.services, pytest.mark.docker, pytest.mark.django_db(transaction=True)]
 

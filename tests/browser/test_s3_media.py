@@ -13,12 +13,13 @@ from typing import TYPE_CHECKING, Any
 import pytest
 from django.urls import reverse
 
+from devstack.s3 import BUCKET, S3Server, storage_env
+from devstack.stack import AtelierServer
 from tests.browser.test_renderers import SEEK_VIDEO
 from tests.support.artifacts import Output, finished_run
 from tests.support.fixtures.accounts import PASSWORD, Team
 from tests.support.fixtures.browser import IMAGE_WIDTH, Web
-from tests.support.fixtures.runs import AtelierServer
-from tests.support.fixtures.s3 import BUCKET, S3Server, storage_env, use_s3_storage
+from tests.support.fixtures.s3 import use_s3_storage
 from tests.support.media_samples import mp4_bytes, png_bytes
 
 if TYPE_CHECKING:

@@ -15,11 +15,11 @@ from urllib.parse import urlsplit
 import pytest
 from playwright.sync_api import Browser, Locator, Page, expect
 
+from devstack.scripted_model import ScriptedModel, bash
+from devstack.scripted_model import submit as submit_reply
 from tests.support.fixtures.accounts import PASSWORD, make_user
 from tests.support.fixtures.browser import Web
 from tests.support.runs import per_conversation
-from tests.support.scripted_model import ScriptedModel, bash
-from tests.support.scripted_model import submit as submit_reply
 
 pytestmark = [pytest.mark.browser, pytest.mark.services, pytest.mark.docker, pytest.mark.django_db(transaction=True)]
 

@@ -14,11 +14,11 @@ import pytest
 from playwright.sync_api import expect
 
 from creations.models import Creation, RunEvent, RunStatus
+from devstack.scripted_model import ScriptedModel, bash
+from devstack.scripted_model import submit as submit_reply
 from tests.support.fixtures.accounts import PASSWORD, Team
 from tests.support.fixtures.browser import Web
 from tests.support.runs import held_until, per_task, scripted_endpoint, submit, wait_for_final
-from tests.support.scripted_model import ScriptedModel, bash
-from tests.support.scripted_model import submit as submit_reply
 
 pytestmark = [pytest.mark.browser, pytest.mark.services, pytest.mark.docker, pytest.mark.django_db(transaction=True)]
 

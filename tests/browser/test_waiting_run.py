@@ -9,11 +9,11 @@ import pytest
 from playwright.sync_api import expect
 
 from creations.models import Run, RunStatus
+from devstack.scripted_model import ScriptedModel
+from devstack.scripted_model import submit as submit_reply
 from tests.support.fixtures.accounts import PASSWORD, Team
 from tests.support.fixtures.browser import Web
 from tests.support.runs import held_until, per_brief, scripted_endpoint, submit, wait_until
-from tests.support.scripted_model import ScriptedModel
-from tests.support.scripted_model import submit as submit_reply
 
 pytestmark = [pytest.mark.browser, pytest.mark.services, pytest.mark.docker, pytest.mark.django_db(transaction=True)]
 

@@ -15,13 +15,13 @@ import pytest
 
 from atelier_cli.exit_status import ExitStatus
 from creations.models import ACTIVE_STATUSES, Artifact, Run, RunStatus
+from devstack.scripted_model import ScriptedModel, bash, call, reply
+from devstack.scripted_model import submit as submit_reply
+from devstack.stack import AtelierServer
 from tests.cli.terminal_session import AtelierSession, atelier, atelier_env
 from tests.support.api import token_for
 from tests.support.fixtures.accounts import Team
-from tests.support.fixtures.runs import AtelierServer
 from tests.support.runs import held_until, scripted_endpoint, wait_for_final
-from tests.support.scripted_model import ScriptedModel, bash, call, reply
-from tests.support.scripted_model import submit as submit_reply
 
 pytestmark = [pytest.mark.services, pytest.mark.django_db(transaction=True)]
 

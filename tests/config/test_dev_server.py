@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from devstack.redis_server import RedisServer
 from tests.support import free_port, has_executable, port_open, require
-from tests.support.fixtures.runs import RedisServer
 
 # `make run`'s own stack, started without `start_stack`: marked by hand (tests/support/markers.py).
 pytestmark = pytest.mark.stack

@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 from django.test import Client
 
+from devstack.redis_server import point_celery_at
 from sandboxes.host_presence import WorkerClaim, claim_alive, withdraw
 from tests.support import free_port
-from tests.support.fixtures.redis import point_celery_at
 
 pytestmark = pytest.mark.django_db
 

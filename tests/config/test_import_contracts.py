@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-PACKAGES = ("config", "creations", "sandboxes", "workspaces", "api", "atelier_cli")
+PACKAGES = ("config", "creations", "sandboxes", "workspaces", "api", "atelier_cli", "devstack", "bench", "tests")
 LINT_IMPORTS = str(Path(sys.executable).parent / "lint-imports")
 
 
@@ -26,7 +26,7 @@ def _lint_imports(tree: Path) -> subprocess.CompletedProcess[str]:
 
 def _copy_of_the_project(tmp_path: Path) -> Path:
     for package in PACKAGES:
-        shutil.copytree(ROOT / package, tmp_path / package, ignore=shutil.ignore_patterns("__pycache__"))
+        shutil.copytree(ROOT / package, tmp_path / package, ignore=shutil.ignore_patterns("__pycache__", "screenshots"))
     shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
     return tmp_path
 
@@ -47,8 +47,18 @@ def test_the_project_keeps_its_import_contracts(tmp_path: Path) -> None:
             "from creations.runs import tasks",
             "creations.runs.services -> creations.runs.tasks",
         ),
+        ("bench/measuring.py", "from tests.support import free_port", "bench.measuring -> tests.support"),
+        ("devstack/ports.py", "import pytest", "devstack.ports -> pytest"),
+        ("creations/apps.py", "from devstack.ports import free_port", "creations.apps -> devstack.ports"),
     ],
-    ids=["teams import runs", "the sandbox imports the run service", "a service imports its task"],
+    ids=[
+        "teams import runs",
+        "the sandbox imports the run service",
+        "a service imports its task",
+        "a benchmark imports a test helper",
+        "the development stack uses pytest",
+        "the platform imports the development stack",
+    ],
 )
 def test_a_wrong_way_import_breaks_the_check(tmp_path: Path, module: str, wrong_way: str, reported: str) -> None:
     tree = _copy_of_the_project(tmp_path)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from websockets.exceptions import InvalidStatus
 
-from tests.support.fixtures.runs import AtelierServer
+from devstack.stack import AtelierServer
 from tests.support.role_world import ROLES, VISIBILITIES, build_world, sees
 from tests.support.urlconf import websocket_routes
 from tests.support.wsclient import open_stream, read_events

@@ -18,10 +18,10 @@ from django.urls import reverse
 from creations.events.store import cap_payload, store_events
 from creations.models import Artifact, InputFile, Run, RunStatus
 from creations.runs.services import creation_delete, creation_fork, creation_submit
+from devstack.s3 import S3Server
 from tests.support.artifacts import Output, finished_run
 from tests.support.factories import make_run
 from tests.support.fixtures.accounts import Team
-from tests.support.fixtures.s3 import S3Server
 from tests.support.media_samples import png_bytes
 
 pytestmark = [pytest.mark.django_db, pytest.mark.filterwarnings("ignore:StreamingHttpResponse must consume")]

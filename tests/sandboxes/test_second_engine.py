@@ -23,6 +23,7 @@ from typing import Any
 
 import pytest
 
+from devstack.docker_engine import SecondEngine
 from sandboxes import firewall
 from sandboxes.docker_runtime import DockerSandbox
 from sandboxes.pool import ColdStartProvider
@@ -36,7 +37,6 @@ from tests.sandboxes.test_egress_policy import (
     _host_connects,
     _sandbox_connects,
 )
-from tests.support.fixtures.docker_engine import SecondEngine
 from tests.support.fixtures.sandbox import TEST_LABELS
 
 pytestmark = [pytest.mark.docker, pytest.mark.timeout(300)]

@@ -6,10 +6,10 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any
 
+from devstack.scripted_model import ScriptedModel
 from sandboxes.agent import AgentEvent, AgentLimits, AgentOutcome, model_client_for, run_agent
 from sandboxes.agent.events import BudgetCheck
 from sandboxes.agent.model import ModelClient
-from tests.support.scripted_model import ScriptedModel
 
 
 @dataclass

@@ -8,13 +8,12 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-import docker
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 from creations.models import FINAL_STATUSES, Run, RunEvent, Visibility
 from creations.runs.services import creation_submit
+from devstack.scripted_model import ScriptedModel, ScriptEntry
 from tests.support.fixtures.accounts import Team
-from tests.support.scripted_model import ScriptedModel, ScriptEntry
 from workspaces.models import ModelEndpoint
 
 
@@ -132,20 +131,3 @@ def stored_events(run: Run) -> list[dict[str, Any]]:
     return [
         {"seq": e.seq, "kind": e.kind, "payload": e.payload} for e in RunEvent.objects.filter(run=run).order_by("seq")
     ]
-
-
-def run_containers(run_id: int, *, client: docker.DockerClient | None = None) -> list[str]:
-    """Names of containers still there for this run (named or labelled after it), on
-    the machine's engine or on `client`'s."""
-    own_client = client is None
-    client = client or docker.from_env()
-    names = []
-    # Summaries only: a container may vanish between listing and inspecting.
-    for summary in client.api.containers(all=True, filters={"label": "atelier.sandbox"}):
-        name = (summary.get("Names") or ["/?"])[0].lstrip("/")
-        labels = summary.get("Labels") or {}
-        if name.startswith(f"atelier-run-{run_id}-") or labels.get("atelier.run_id") == str(run_id):
-            names.append(name)
-    if own_client:
-        client.close()
-    return names

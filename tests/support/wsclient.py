@@ -10,7 +10,7 @@ from websockets.exceptions import ConnectionClosed, InvalidHandshake
 from websockets.sync.client import ClientConnection, connect
 from websockets.typing import Origin
 
-from tests.support.fixtures.runs import AtelierServer
+from devstack.stack import AtelierServer
 
 
 def open_stream(server: AtelierServer, run_id: int, *, after: int = 0, cookie: str | None = None) -> ClientConnection:

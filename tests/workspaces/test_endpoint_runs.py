@@ -15,11 +15,11 @@ from django.test import Client
 from django.urls import reverse
 
 from creations.models import Creation, RunEvent, RunStatus
+from devstack.scripted_model import ScriptedModel, bash
+from devstack.scripted_model import submit as submit_reply
+from devstack.stack import AtelierServer
 from tests.support.fixtures.accounts import Team
-from tests.support.fixtures.runs import AtelierServer
 from tests.support.runs import per_conversation, wait_for_final
-from tests.support.scripted_model import ScriptedModel, bash
-from tests.support.scripted_model import submit as submit_reply
 from workspaces.models import ModelEndpoint
 
 pytestmark = [pytest.mark.services, pytest.mark.docker, pytest.mark.django_db(transaction=True)]

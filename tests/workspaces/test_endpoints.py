@@ -13,10 +13,10 @@ from django.test import Client
 from django.urls import reverse
 
 from creations.models import Creation
+from devstack.model_script import submit
+from devstack.scripted_model import ScriptedModel
 from tests.support.factories import CreationFactory
 from tests.support.fixtures.accounts import Team
-from tests.support.model_script import submit
-from tests.support.scripted_model import ScriptedModel
 from workspaces.models import ModelEndpoint, Role
 from workspaces.services import membership_add
 

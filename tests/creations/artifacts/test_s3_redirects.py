@@ -21,10 +21,10 @@ from django.urls import reverse
 from creations.artifacts.headers import html_csp
 from creations.artifacts.origin import grant_sign
 from creations.models import Artifact
+from devstack.s3 import S3Server
 from tests.creations.artifacts.test_origin import body, get, one_artifact, url_for
 from tests.support.artifacts import Output, finished_run
 from tests.support.fixtures.accounts import Team
-from tests.support.fixtures.s3 import S3Server
 from tests.support.media_samples import hostile_html, hostile_svg, mp4_bytes, pdf_bytes, png_bytes, wav_bytes
 
 pytestmark = [pytest.mark.django_db, pytest.mark.filterwarnings("ignore:StreamingHttpResponse must consume")]

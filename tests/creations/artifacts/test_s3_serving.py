@@ -8,9 +8,9 @@ from typing import Any
 import pytest
 from django.test import Client
 
+from devstack.s3 import S3Server
 from tests.creations.artifacts.test_origin import body, get, one_artifact, url_for
 from tests.support.fixtures.accounts import Team
-from tests.support.fixtures.s3 import S3Server
 
 pytestmark = [pytest.mark.django_db, pytest.mark.filterwarnings("ignore:StreamingHttpResponse must consume")]
 

@@ -27,14 +27,14 @@ from creations.events.trajectory import run_export_event_page, run_trajectory
 from creations.models import RunEvent, RunStatus
 from creations.runs.messages import run_message_send
 from creations.runs.state import run_finish
+from devstack.scripted_model import ScriptedModel, bash, call, http_error, reply
+from devstack.scripted_model import submit as submit_reply
+from devstack.stack import AtelierServer
 from sandboxes.agent.events import EVENT_KINDS as AGENT_EVENT_KINDS
 from tests.support.events import verify_events
 from tests.support.factories import make_run
 from tests.support.fixtures.accounts import Team
-from tests.support.fixtures.runs import AtelierServer
 from tests.support.runs import scripted_endpoint, stored_events, submit, wait_for_final
-from tests.support.scripted_model import ScriptedModel, bash, call, http_error, reply
-from tests.support.scripted_model import submit as submit_reply
 
 ROOT = Path(__file__).resolve().parents[3]
 

@@ -14,9 +14,9 @@ from websockets.typing import Origin
 from creations.events.store import store_events
 from creations.models import RunStatus, Visibility
 from creations.runs.state import run_finish
+from devstack.stack import AtelierServer
 from tests.support.factories import make_run
 from tests.support.fixtures.accounts import Team
-from tests.support.fixtures.runs import AtelierServer
 from tests.support.wsclient import open_stream, read_events
 
 pytestmark = [pytest.mark.services, pytest.mark.django_db(transaction=True)]

@@ -15,8 +15,10 @@ from creations.models import Run, RunEvent, RunStatus
 from creations.runs.admission import in_flight_count
 from creations.runs.reaper import worker_lost_reason
 from creations.runs.services import creation_submit, run_cancel
+from devstack.scripted_model import ScriptedModel, bash
+from devstack.scripted_model import submit as submit_reply
+from devstack.stack import AtelierServer
 from tests.support.fixtures.accounts import Team
-from tests.support.fixtures.runs import AtelierServer
 from tests.support.runs import (
     held_until,
     per_brief,
@@ -26,8 +28,6 @@ from tests.support.runs import (
     wait_for_final,
     wait_until,
 )
-from tests.support.scripted_model import ScriptedModel, bash
-from tests.support.scripted_model import submit as submit_reply
 from workspaces.models import ModelEndpoint, Workspace
 from workspaces.services import workspace_create
 

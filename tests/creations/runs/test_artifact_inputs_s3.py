@@ -11,9 +11,9 @@ import pytest
 from storages.backends.s3 import S3File
 
 from creations.runs.services import creation_submit
+from devstack.s3 import S3Server
 from tests.support.artifacts import Output, finished_run
 from tests.support.fixtures.accounts import Team
-from tests.support.fixtures.s3 import S3Server
 
 pytestmark = pytest.mark.django_db
 

@@ -16,13 +16,14 @@ from creations.runs.admission import run_claim_next
 from creations.runs.execution import run_execute
 from creations.runs.services import creation_delete
 from creations.usage.selectors import month_start, workspace_storage_bytes
+from devstack.containers import run_containers
+from devstack.scripted_model import ScriptedModel, bash
+from devstack.scripted_model import submit as submit_reply
+from devstack.stack import AtelierServer
 from sandboxes.agent.prompts import SHARED_BUDGET_NOTE
 from tests.support.events import verify_events
 from tests.support.fixtures.accounts import Team
-from tests.support.fixtures.runs import AtelierServer
-from tests.support.runs import run_containers, scripted_endpoint, submit, wait_for_final
-from tests.support.scripted_model import ScriptedModel, bash
-from tests.support.scripted_model import submit as submit_reply
+from tests.support.runs import scripted_endpoint, submit, wait_for_final
 from workspaces.models import Workspace
 
 pytestmark = [pytest.mark.services, pytest.mark.django_db(transaction=True)]

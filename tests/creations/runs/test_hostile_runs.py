@@ -15,11 +15,11 @@ from django.urls import reverse
 
 from creations.events.storable import NUL_STAND_IN
 from creations.models import Artifact, Run, RunStatus
+from devstack.scripted_model import ScriptedModel, ScriptEntry, bash
+from devstack.scripted_model import submit as submit_reply
+from devstack.stack import PROCESS_ENV, AtelierServer
 from tests.support.fixtures.accounts import Team
-from tests.support.fixtures.runs import PROCESS_ENV, AtelierServer
 from tests.support.runs import scripted_endpoint, stored_events, submit, wait_for_event, wait_for_final
-from tests.support.scripted_model import ScriptedModel, ScriptEntry, bash
-from tests.support.scripted_model import submit as submit_reply
 
 pytestmark = [pytest.mark.services, pytest.mark.docker, pytest.mark.django_db(transaction=True)]
 

@@ -15,14 +15,14 @@ import pytest
 from creations.models import RunStatus
 from creations.runs.admission import run_claim_next
 from creations.runs.execution import run_execute
+from devstack.scripted_model import ScriptedModel, bash
+from devstack.scripted_model import submit as submit_reply
 from sandboxes.agent import AgentLimits, model_client_for
 from sandboxes.agent.one_shot import new_run_id, run_one_shot
 from sandboxes.pool import ColdStartProvider
 from sandboxes.runtime import Sandbox
 from tests.support.fixtures.accounts import Team
 from tests.support.runs import scripted_endpoint, submit
-from tests.support.scripted_model import ScriptedModel, bash
-from tests.support.scripted_model import submit as submit_reply
 
 pytestmark = [pytest.mark.docker]
 

@@ -13,11 +13,12 @@ import pytest
 import redis
 
 from creations.models import RunStatus
+from devstack.redis_server import RedisServer
+from devstack.scripted_model import ScriptedModel, bash
+from devstack.scripted_model import submit as submit_reply
+from devstack.stack import AtelierServer
 from tests.support.fixtures.accounts import Team
-from tests.support.fixtures.runs import AtelierServer, RedisServer
 from tests.support.runs import scripted_endpoint, stored_events, submit, wait_for_event, wait_for_final
-from tests.support.scripted_model import ScriptedModel, bash
-from tests.support.scripted_model import submit as submit_reply
 from tests.support.wsclient import follow_stream
 
 pytestmark = [pytest.mark.services, pytest.mark.docker, pytest.mark.django_db(transaction=True)]

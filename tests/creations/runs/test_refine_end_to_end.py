@@ -19,12 +19,12 @@ from creations.models import Artifact, Creation, RunEvent, RunSnapshot, RunStatu
 from creations.runs.messages import run_message_send
 from creations.runs.services import creation_delete, creation_submit, run_refine
 from creations.usage.selectors import workspace_storage_bytes
+from devstack.scripted_model import ScriptedModel, bash
+from devstack.scripted_model import submit as submit_reply
+from devstack.stack import AtelierServer
 from sandboxes.agent import SHOWCASE_BRIEFS, demo_follow_ups
 from tests.support.fixtures.accounts import Team
-from tests.support.fixtures.runs import AtelierServer
 from tests.support.runs import held_until, per_task, scripted_endpoint, submit, wait_for_final, wait_until
-from tests.support.scripted_model import ScriptedModel, bash
-from tests.support.scripted_model import submit as submit_reply
 
 pytestmark = [pytest.mark.services, pytest.mark.docker, pytest.mark.django_db(transaction=True)]
 

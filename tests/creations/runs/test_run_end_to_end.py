@@ -8,12 +8,13 @@ import json
 import pytest
 
 from creations.models import Artifact, ArtifactKind, RunStatus
+from devstack.containers import run_containers
+from devstack.scripted_model import ScriptedModel, bash, call, reply
+from devstack.scripted_model import submit as submit_reply
+from devstack.stack import AtelierServer
 from tests.support.events import verify_events
 from tests.support.fixtures.accounts import Team
-from tests.support.fixtures.runs import AtelierServer
-from tests.support.runs import run_containers, scripted_endpoint, stored_events, submit, wait_for_final
-from tests.support.scripted_model import ScriptedModel, bash, call, reply
-from tests.support.scripted_model import submit as submit_reply
+from tests.support.runs import scripted_endpoint, stored_events, submit, wait_for_final
 from tests.support.wsclient import open_stream, read_events
 
 pytestmark = [pytest.mark.services, pytest.mark.docker, pytest.mark.django_db(transaction=True)]

@@ -11,10 +11,12 @@ from django.test import Client
 
 from creations.models import Artifact, RunStatus
 from creations.runs.reaper import worker_lost_reason
+from devstack.containers import run_containers
+from devstack.scripted_model import ScriptedModel, bash
+from devstack.scripted_model import submit as submit_reply
+from devstack.stack import AtelierServer
 from tests.support.fixtures.accounts import Team
-from tests.support.fixtures.runs import AtelierServer
 from tests.support.runs import (
-    run_containers,
     scripted_endpoint,
     stored_events,
     submit,
@@ -22,8 +24,6 @@ from tests.support.runs import (
     wait_for_final,
     wait_until,
 )
-from tests.support.scripted_model import ScriptedModel, bash
-from tests.support.scripted_model import submit as submit_reply
 from tests.support.wsclient import open_stream, read_events
 
 pytestmark = [pytest.mark.services, pytest.mark.docker, pytest.mark.django_db(transaction=True)]

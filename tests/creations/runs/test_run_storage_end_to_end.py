@@ -23,13 +23,14 @@ from atelier_cli.downloads import ArtifactDownloader
 from creations.artifacts.origin import grant_sign
 from creations.models import Artifact, RunSnapshot, RunStatus
 from creations.runs.services import creation_delete, run_refine
+from devstack.s3 import S3Server, storage_env
+from devstack.scripted_model import ScriptedModel, bash, call, reply
+from devstack.scripted_model import submit as submit_reply
+from devstack.stack import AtelierServer
 from tests.support.api import token_for
 from tests.support.fixtures.accounts import Team
-from tests.support.fixtures.runs import AtelierServer
-from tests.support.fixtures.s3 import S3Server, storage_env, use_s3_storage
+from tests.support.fixtures.s3 import use_s3_storage
 from tests.support.runs import scripted_endpoint, submit, wait_for_final
-from tests.support.scripted_model import ScriptedModel, bash, call, reply
-from tests.support.scripted_model import submit as submit_reply
 
 pytestmark = [pytest.mark.services, pytest.mark.docker, pytest.mark.django_db(transaction=True)]
 

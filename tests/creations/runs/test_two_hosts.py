@@ -15,12 +15,13 @@ from django.test import Client
 
 from creations.models import Artifact, Run, RunStatus
 from creations.runs.reaper import worker_lost_reason
+from devstack.containers import run_containers
+from devstack.docker_engine import SecondEngine
+from devstack.scripted_model import ScriptedModel, bash
+from devstack.scripted_model import submit as submit_reply
+from devstack.stack import AtelierServer
 from tests.support.fixtures.accounts import Team
-from tests.support.fixtures.docker_engine import SecondEngine
-from tests.support.fixtures.runs import AtelierServer
-from tests.support.runs import run_containers, scripted_endpoint, submit, wait_for_event, wait_for_final, wait_until
-from tests.support.scripted_model import ScriptedModel, bash
-from tests.support.scripted_model import submit as submit_reply
+from tests.support.runs import scripted_endpoint, submit, wait_for_event, wait_for_final, wait_until
 
 pytestmark = [pytest.mark.services, pytest.mark.docker, pytest.mark.django_db(transaction=True)]
 

@@ -10,9 +10,9 @@ import docker
 import httpx
 import pytest
 
+from devstack.stack import AtelierServer
 from sandboxes.docker_runtime import start_sandbox
 from sandboxes.host_presence import alive_hosts
-from tests.support.fixtures.runs import AtelierServer
 from tests.support.runs import wait_until
 
 pytestmark = [pytest.mark.services, pytest.mark.docker, pytest.mark.django_db(transaction=True)]

@@ -6,9 +6,9 @@ from typing import Any
 
 import pytest
 
+from devstack.scripted_model import ScriptedModel, bash, call, reply, submit
 from sandboxes.agent import AgentLimits, run_agent
 from tests.support.agent import Recorder, client_for
-from tests.support.scripted_model import ScriptedModel, bash, call, reply, submit
 
 pytestmark = pytest.mark.timeout(180)
 

@@ -18,7 +18,7 @@ import pytest
 from django.conf import settings
 from django.core.management import CommandError, call_command
 
-from tests.support.scripted_model import ScriptedModel, bash, call, http_error, reply, submit
+from devstack.scripted_model import ScriptedModel, bash, call, http_error, reply, submit
 
 pytestmark = pytest.mark.timeout(240)
 

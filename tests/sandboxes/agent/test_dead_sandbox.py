@@ -9,10 +9,10 @@ from typing import Any
 import docker
 import pytest
 
+from devstack.scripted_model import ScriptedModel, bash, submit
 from sandboxes.agent import AgentEvent
 from tests.support.agent import Recorder, client_for, run
 from tests.support.fixtures.sandbox import TEST_LABELS
-from tests.support.scripted_model import ScriptedModel, bash, submit
 
 # A generous command timeout: if death went unnoticed, the run would hang on
 # `sleep` and this test time out instead of passing.

@@ -11,12 +11,12 @@ from typing import Any
 
 import pytest
 
+from devstack.model_script import submit
+from devstack.scripted_model import ScriptedModel
 from sandboxes.agent.endpoint_addresses import address_refusal
 from sandboxes.agent.endpoint_check import EndpointUnderTest, Verdict, check_endpoint
 from sandboxes.agent.model import ModelError
 from tests.support import free_port
-from tests.support.model_script import submit
-from tests.support.scripted_model import ScriptedModel
 from tests.support.tls import self_signed_server_context
 
 KEY = "sk-test-the-right-key-0000"

@@ -6,9 +6,9 @@ from __future__ import annotations
 import threading
 from typing import Any
 
+from devstack.scripted_model import CONTEXT_OVERFLOW, ScriptedModel, bash, call, drop, http_error, reply, submit
 from tests.support.agent import client_for, run
 from tests.support.fakes import FakeSandbox
-from tests.support.scripted_model import CONTEXT_OVERFLOW, ScriptedModel, bash, call, drop, http_error, reply, submit
 
 
 def test_it_runs_the_commands_and_ends_when_the_model_submits(scripted_model: ScriptedModel) -> None:

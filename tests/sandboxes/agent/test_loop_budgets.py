@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import json
 
+from devstack.scripted_model import ScriptedModel, bash, submit
 from sandboxes.agent.prompts import SHARED_BUDGET_NOTE
 from tests.support.agent import client_for, run
 from tests.support.fakes import FakeSandbox
-from tests.support.scripted_model import ScriptedModel, bash, submit
 
 
 def test_the_token_budget_gets_one_last_step_then_ends_the_run(scripted_model: ScriptedModel) -> None:

@@ -8,12 +8,12 @@ from collections.abc import Mapping
 
 import pytest
 
+from devstack.scripted_model import ScriptedModel, bash, submit
 from sandboxes.agent import AgentLimits
 from sandboxes.agent.session import SandboxSession, SandboxStartError
 from sandboxes.runtime import Sandbox
 from tests.support.agent import Recorder, client_for
 from tests.support.fakes import FakeSandbox
-from tests.support.scripted_model import ScriptedModel, bash, submit
 
 
 class Provider:

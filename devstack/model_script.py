@@ -1,7 +1,7 @@
 """What the scripted model server plays: replies, tool calls, errors and dropped connections.
 
 Built with `reply`, `call`, `bash`, `submit`, `http_error` and `drop`; played by
-`tests.support.scripted_model.ScriptedModel` (which re-exports these names).
+`devstack.scripted_model.ScriptedModel` (which re-exports these names).
 """
 
 from __future__ import annotations

@@ -1,7 +1,8 @@
-"""A scripted OpenAI-compatible chat completions server for tests.
+"""A scripted OpenAI-compatible chat completions server, for tests and benchmarks.
 
-It listens on 127.0.0.1 on a free port and answers each request with the
-next entry of its script, over real HTTP, so the real `openai` client (and
+It listens on 127.0.0.1 on a free port, in threads of this process from
+`start()` (or the start of a `with` block) until `stop()` (or the block's
+end), and answers each request with the next entry of its script, over real HTTP, so the real `openai` client (and
 everything above it) is exercised. Script entries:
 
 - `reply(text=..., tool_calls=[call(...)], reasoning=...)`: an assistant reply;
@@ -32,7 +33,7 @@ from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from tests.support.model_script import (
+from devstack.model_script import (
     CONTEXT_OVERFLOW,
     Drop,
     HttpError,
