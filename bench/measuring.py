@@ -1,4 +1,5 @@
-"""Measuring helpers the benchmarks share: CPU accounting, percentiles, the machine's speed."""
+"""Measuring helpers the benchmarks share: CPU accounting, percentiles, the machine's speed, and
+what their stacks change from devstack's environment (`BENCH_ENV`)."""
 
 from __future__ import annotations
 
