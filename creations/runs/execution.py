@@ -44,7 +44,7 @@ RUN_ID_LABEL = LABEL_RUN_ID  # names the sandbox after the run; the janitor and 
 
 @dataclass(frozen=True)
 class Ending:
-    status: str
+    status: RunStatus
     reason: str
 
 

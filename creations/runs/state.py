@@ -28,12 +28,11 @@ from django.utils import timezone
 
 from creations.events.storable import storable_text
 from creations.events.store import announce_events, insert_events_locked, store_events
-from creations.models import ACTIVE_STATUSES, FINAL_STATUSES, Creation, Run, RunStatus
+from creations.models import ACTIVE_STATUSES, FINAL_STATUSES, IN_FLIGHT_STATUSES, Creation, Run, RunStatus
 from creations.runs import queue
 from creations.usage.ledger import usage_record_write
 
 STATUS_EVENT = "status"
-IN_FLIGHT_STATUSES = (RunStatus.STARTING, RunStatus.RUNNING)
 
 
 def run_create_queued(
@@ -105,9 +104,9 @@ def run_mark_running(*, run_id: int, sandbox_id: str) -> bool:
 def run_finish(
     *,
     run_id: int,
-    status: str,
+    status: RunStatus,
     reason: str,
-    from_statuses: Iterable[str] = ACTIVE_STATUSES,
+    from_statuses: Iterable[RunStatus] = ACTIVE_STATUSES,
     usage: dict[str, Any] | None = None,
     summary: str = "",
 ) -> bool:
@@ -157,7 +156,7 @@ def run_finish(
     return True
 
 
-def _show_if_better(*, run_id: int, status: str) -> None:
+def _show_if_better(*, run_id: int, status: RunStatus) -> None:
     creations = Creation.objects.filter(runs__pk=run_id)
     if status != RunStatus.SUCCEEDED:
         creations = creations.filter(Q(shown_run__isnull=True) | ~Q(shown_run__status=RunStatus.SUCCEEDED))

@@ -70,7 +70,7 @@ def test_racing_finishers_produce_one_final_status_and_one_final_event(team: Tea
     results: list[bool] = []
     barrier = threading.Barrier(6)
 
-    def finish(status: str) -> None:
+    def finish(status: RunStatus) -> None:
         barrier.wait()
         try:
             results.append(run_finish(run_id=run.pk, status=status, reason=status))
