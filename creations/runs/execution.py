@@ -17,7 +17,7 @@ import logging
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, assert_never
 
 from django.db import connection
 
@@ -31,7 +31,7 @@ from creations.runs.state import cancelled_reason, run_add_usage, run_finish, ru
 from creations.runs.supervision import RunSupervisor
 from creations.runs.versions import run_continuation
 from creations.usage.budgets import RunBudgetWatch, storage_allowance
-from sandboxes.agent import AgentEvent, AgentLimits, AgentOutcome, InboxMessage, ModelClient
+from sandboxes.agent import AgentEvent, AgentLimits, AgentOutcome, InboxMessage, ModelClient, OutcomeReason
 from sandboxes.agent.session import SandboxSession, SandboxStartError
 from sandboxes.container_spec import LABEL_RUN_ID
 from sandboxes.pool import get_provider
@@ -155,7 +155,7 @@ class RunExecution:
         self.usage.update(
             steps=outcome.steps, prompt_tokens=outcome.prompt_tokens, completion_tokens=outcome.completion_tokens
         )
-        if outcome.reason == "submitted":
+        if outcome.reason is OutcomeReason.SUBMITTED:
             self.summary = outcome.message
         if not self.supervisor.lost:
             self._collect_outputs(session)
@@ -263,30 +263,32 @@ CANCELLED_REASON = "Cancelled."
 
 
 def ending_for(outcome: AgentOutcome, limits: AgentLimits) -> Ending:
+    """The run's final status for how its agent ended, with the reason a person reads."""
     detail = f" {outcome.message}" if outcome.message else ""
     match outcome.reason:
-        case "submitted":
+        case OutcomeReason.SUBMITTED:
             return Ending(RunStatus.SUCCEEDED, outcome.message or "The agent submitted its work.")
-        case "cancelled":
+        case OutcomeReason.CANCELLED:
             return Ending(RunStatus.CANCELLED, CANCELLED_REASON)
-        case "time_limit":
+        case OutcomeReason.TIME_LIMIT:
             return Ending(RunStatus.TIMED_OUT, f"Stopped at the time limit of {int(limits.max_wall_seconds or 0)} s.")
-        case "step_limit":
+        case OutcomeReason.STEP_LIMIT:
             return Ending(
                 RunStatus.LIMIT_REACHED,
                 f"Stopped at this run's step limit ({limits.max_steps} steps); the files made so far are kept.",
             )
-        case "token_limit":
+        case OutcomeReason.TOKEN_LIMIT:
             return Ending(
                 RunStatus.LIMIT_REACHED,
                 f"Stopped at this run's token limit ({limits.max_tokens} tokens); the files made so far are kept.",
             )
-        case "budget_exhausted":
+        case OutcomeReason.BUDGET_EXHAUSTED:
             return Ending(
                 RunStatus.QUOTA_EXCEEDED, f"{outcome.message} The run was stopped; the files made so far are kept."
             )
-        case "model_error":
+        case OutcomeReason.MODEL_ERROR:
             return Ending(RunStatus.FAILED, f"The model failed.{detail}")
-        case "sandbox_error":
+        case OutcomeReason.SANDBOX_ERROR:
             return Ending(RunStatus.FAILED, f"The sandbox failed.{detail}")
-    return Ending(RunStatus.FAILED, f"The run ended for an unknown reason ({outcome.reason}).{detail}")
+        case _:  # mypy holds every reason to a case above
+            assert_never(outcome.reason)

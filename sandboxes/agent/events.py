@@ -11,22 +11,27 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, get_args
+from enum import StrEnum
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
-OutcomeReason = Literal[
-    "submitted",
-    "step_limit",
-    "token_limit",
-    "time_limit",
+
+class OutcomeReason(StrEnum):
+    """Why a run of the loop ended. Its value is what the `finished` event carries."""
+
+    SUBMITTED = "submitted"
+    STEP_LIMIT = "step_limit"
+    TOKEN_LIMIT = "token_limit"  # noqa: S105 - a reason, not a secret
+    TIME_LIMIT = "time_limit"
     # The caller's budget check (`over_budget`) said stop, and the model was given one step to submit.
-    "budget_exhausted",
-    "cancelled",
-    "model_error",
-    "sandbox_error",
-]
-OUTCOME_REASONS: tuple[str, ...] = get_args(OutcomeReason)
+    BUDGET_EXHAUSTED = "budget_exhausted"
+    CANCELLED = "cancelled"
+    MODEL_ERROR = "model_error"
+    SANDBOX_ERROR = "sandbox_error"
+
+
+OUTCOME_REASONS: tuple[OutcomeReason, ...] = tuple(OutcomeReason)
 
 
 class EventPayload(BaseModel):
@@ -102,7 +107,8 @@ class PersonMessage(EventPayload):
 
 
 class Finished(EventPayload):
-    reason: OutcomeReason
+    # Its value, when read back from a stored payload (strict would take only the enum member itself).
+    reason: Annotated[OutcomeReason, Field(strict=False)]
     steps: int
     message: str
 
@@ -176,7 +182,7 @@ class AgentLimits:
 
 @dataclass(frozen=True)
 class AgentOutcome:
-    reason: str  # one of OUTCOME_REASONS
+    reason: OutcomeReason
     message: str
     steps: int
     prompt_tokens: int

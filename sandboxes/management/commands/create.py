@@ -25,6 +25,7 @@ from sandboxes.agent import (
     DEMO_MODEL_NAME,
     AgentLimits,
     ModelClient,
+    OutcomeReason,
     demo_model_client,
     model_client_for,
 )
@@ -163,7 +164,7 @@ class Command(BaseCommand):
                 self.stdout.write(self.style.WARNING("  the copy stopped at the size or file-count limit"))
         elif result.copy_error:
             self.stdout.write(self.style.WARNING(f"No files were copied: {result.copy_error}"))
-        if outcome.reason == "cancelled":
+        if outcome.reason is OutcomeReason.CANCELLED:
             raise CommandError("Cancelled; the sandbox was removed.", returncode=CANCELLED_EXIT_STATUS)
         if outcome.reason in FAILED_REASONS:
             raise CommandError(f"The run failed ({outcome.reason}): {outcome.message}")
