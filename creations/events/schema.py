@@ -27,6 +27,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError, create_model, model
 
 from creations.models import ArtifactKind, RunStatus
 from sandboxes.agent.events import AGENT_EVENT_PAYLOADS, EventPayload, ToolCall, ToolResult
+from sandboxes.agent.usage import RunUsage
 
 log = logging.getLogger(__name__)
 
@@ -76,11 +77,32 @@ class StoredToolResult(ToolResult, Capped):
 
 
 class UsageSummary(_Schema):
+    """A run's whole usage, on its final status."""
+
     steps: int
     prompt_tokens: int
     completion_tokens: int
-    sandbox_seconds: float
+    sandbox_seconds: float  # to the millisecond
     output_bytes: int
+
+    @classmethod
+    def of(cls, usage: RunUsage) -> UsageSummary:
+        return cls(
+            steps=usage.steps,
+            prompt_tokens=usage.prompt_tokens,
+            completion_tokens=usage.completion_tokens,
+            sandbox_seconds=round(usage.sandbox_seconds, 3),
+            output_bytes=usage.output_bytes,
+        )
+
+    def usage(self) -> RunUsage:
+        return RunUsage(
+            steps=self.steps,
+            prompt_tokens=self.prompt_tokens,
+            completion_tokens=self.completion_tokens,
+            sandbox_seconds=self.sandbox_seconds,
+            output_bytes=self.output_bytes,
+        )
 
 
 class StatusChange(Capped):

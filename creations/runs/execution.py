@@ -32,7 +32,9 @@ from creations.runs.supervision import RunSupervisor
 from creations.runs.versions import run_continuation
 from creations.usage.budgets import RunBudgetWatch, storage_allowance
 from sandboxes.agent import AgentEvent, AgentLimits, AgentOutcome, InboxMessage, ModelClient, OutcomeReason
+from sandboxes.agent.events import UsageReport
 from sandboxes.agent.session import SandboxSession, SandboxStartError
+from sandboxes.agent.usage import RunUsage
 from sandboxes.container_spec import LABEL_RUN_ID
 from sandboxes.pool import get_provider
 from sandboxes.runtime import Sandbox
@@ -95,7 +97,9 @@ class RunExecution:
         self.supervisor = RunSupervisor(run_id, on_stop_sandbox=self._stop_sandbox)
         self.limits = effective_limits(self.creation)
         self.budget = RunBudgetWatch(workspace_id=self.creation.workspace_id)
-        self.usage: dict[str, Any] = {}
+        # What the run has used: its steps' as they are reported (what its row's live counters
+        # hold), then the agent's own count once it ends, the output and the sandbox time.
+        self.usage = RunUsage()
         self.summary = ""
 
     # --- the whole run ---
@@ -152,9 +156,8 @@ class RunExecution:
         except SandboxStartError as error:
             log.warning("Run %s: no sandbox: %s", self.run.pk, error)
             raise RunSetupError(f"The sandbox could not start: {error}") from error
-        self.usage.update(
-            steps=outcome.steps, prompt_tokens=outcome.prompt_tokens, completion_tokens=outcome.completion_tokens
-        )
+        # The same tokens as its steps' reports, and the last step too when it ended before its reply.
+        self.usage = outcome.usage
         if outcome.reason is OutcomeReason.SUBMITTED:
             self.summary = outcome.message
         if not self.supervisor.lost:
@@ -181,15 +184,10 @@ class RunExecution:
     def _on_agent_event(self, event: AgentEvent) -> None:
         self.recorder.record(event.kind, event.payload)
         if event.kind == "usage":
-            prompt_tokens = int(event.payload.get("prompt_tokens") or 0)
-            completion_tokens = int(event.payload.get("completion_tokens") or 0)
-            run_add_usage(
-                run_id=self.run.pk,
-                prompt_tokens=prompt_tokens,
-                completion_tokens=completion_tokens,
-                steps=int(event.payload.get("step") or 0),
-            )
-            self.budget.add_tokens(prompt_tokens + completion_tokens)
+            step_usage = UsageReport.model_validate(event.payload).run_usage()
+            run_add_usage(run_id=self.run.pk, usage=step_usage)
+            self.usage += step_usage
+            self.budget.add_tokens(step_usage.total_tokens)
 
     def _collect_outputs(self, session: SandboxSession) -> None:
         if session.stopped:
@@ -210,7 +208,7 @@ class RunExecution:
                 storage_allowance=storage_allowance(workspace_id=self.creation.workspace_id),
             )
         artifacts = ingested.artifacts
-        self.usage["output_bytes"] = sum(a.size for a in artifacts)
+        self.usage += RunUsage(output_bytes=sum(a.size for a in artifacts))
         payload: dict[str, Any] = {"items": [artifact_summary(a) for a in artifacts]}
         rejected = [*report.rejected, *ingested.rejected]
         if rejected:
@@ -249,7 +247,7 @@ class RunExecution:
             session.close()
         except Exception:
             log.exception("Run %s: releasing the sandbox failed; it was stopped", self.run.pk)
-        self.usage["sandbox_seconds"] = session.sandbox_seconds
+        self.usage += RunUsage(sandbox_seconds=session.sandbox_seconds)
 
     def _close_recorder(self) -> None:
         try:

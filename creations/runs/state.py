@@ -23,14 +23,17 @@ from typing import Any
 
 from django.contrib.auth.models import AnonymousUser, User
 from django.db import transaction
-from django.db.models import F, Q
+from django.db.models import Q
 from django.utils import timezone
 
+from creations.events.schema import UsageSummary
 from creations.events.storable import storable_text
 from creations.events.store import announce_events, insert_events_locked, store_events
 from creations.models import ACTIVE_STATUSES, FINAL_STATUSES, IN_FLIGHT_STATUSES, Creation, Run, RunStatus
 from creations.runs import queue
+from creations.usage.counters import USAGE_COLUMNS, run_usage, usage_columns, usage_increments
 from creations.usage.ledger import usage_record_write
+from sandboxes.agent.usage import RunUsage
 
 STATUS_EVENT = "status"
 
@@ -107,10 +110,13 @@ def run_finish(
     status: RunStatus,
     reason: str,
     from_statuses: Iterable[RunStatus] = ACTIVE_STATUSES,
-    usage: dict[str, Any] | None = None,
+    usage: RunUsage | None = None,
     summary: str = "",
 ) -> bool:
     """Give an active run its final status, reason, usage and final event; False if it already had one.
+
+    `usage` is the run's whole usage as its worker counted it, and replaces the live counters;
+    without one (a run ended by someone else: the reaper, a cancel before it started) they stand.
 
     The creation then shows this version in the gallery when it succeeded, or when no
     succeeded version is shown yet (its files made so far are better than none)."""
@@ -122,7 +128,7 @@ def run_finish(
         "reason": reason,
         "finished_at": timezone.now(),
         "summary": storable_text(summary),
-        **(usage or {}),
+        **(usage_columns(usage) if usage is not None else {}),
     }
     with transaction.atomic():
         finished = Run.objects.filter(pk=run_id, status__in=list(from_statuses)).update(**fields)
@@ -131,23 +137,14 @@ def run_finish(
         _show_if_better(run_id=run_id, status=status)
         run = (
             Run.objects.select_related("creation")
-            .only(
-                *("steps", "prompt_tokens", "completion_tokens", "sandbox_seconds", "output_bytes"),
-                *("started_at", "creation__workspace"),
-            )
+            .only(*USAGE_COLUMNS, "started_at", "creation__workspace")
             .get(pk=run_id)
         )
         payload = {
             "status": status,
             "reason": reason,
             "final": True,
-            "usage": {
-                "steps": run.steps,
-                "prompt_tokens": run.prompt_tokens,
-                "completion_tokens": run.completion_tokens,
-                "sandbox_seconds": round(run.sandbox_seconds, 3),
-                "output_bytes": run.output_bytes,
-            },
+            "usage": UsageSummary.of(run_usage(run)).model_dump(),
         }
         events = insert_events_locked(run_id, [(STATUS_EVENT, payload)], require_active=False)
         usage_record_write(run_id=run_id)
@@ -211,13 +208,11 @@ def runs_beat(*, run_ids: Collection[int]) -> set[int]:
     return set(in_flight.values_list("pk", flat=True))
 
 
-def run_add_usage(*, run_id: int, prompt_tokens: int, completion_tokens: int, steps: int) -> None:
-    """Live counters, so the page (and quotas) see usage before the run ends."""
-    Run.objects.filter(pk=run_id).update(
-        prompt_tokens=F("prompt_tokens") + max(prompt_tokens, 0),
-        completion_tokens=F("completion_tokens") + max(completion_tokens, 0),
-        steps=max(steps, 0),
-    )
+def run_add_usage(*, run_id: int, usage: RunUsage) -> None:
+    """Add a step's usage to the live counters, so the page (and quotas) see usage before the run ends."""
+    increments = usage_increments(usage)
+    if increments:
+        Run.objects.filter(pk=run_id).update(**increments)
 
 
 def run_mark_requeued(*, run_id: int, reason: str) -> bool:

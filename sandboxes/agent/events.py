@@ -16,6 +16,9 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from sandboxes.agent.model import Usage
+from sandboxes.agent.usage import RunUsage
+
 
 class OutcomeReason(StrEnum):
     """Why a run of the loop ended. Its value is what the `finished` event carries."""
@@ -86,11 +89,29 @@ class ToolResult(EventPayload):
 
 
 class UsageReport(EventPayload):
+    """What one step's model reply used."""
+
     step: int
     prompt_tokens: int
     completion_tokens: int
     total_tokens: int
     estimated: bool
+
+    @classmethod
+    def of_reply(cls, step: int, usage: Usage) -> UsageReport:
+        return cls(
+            step=step,
+            prompt_tokens=usage.prompt_tokens,
+            completion_tokens=usage.completion_tokens,
+            total_tokens=usage.total_tokens,
+            estimated=usage.estimated,
+        )
+
+    def run_usage(self) -> RunUsage:
+        """As a part of the run's usage: one step and its tokens (a count an endpoint gave below zero, none)."""
+        return RunUsage(
+            steps=1, prompt_tokens=max(self.prompt_tokens, 0), completion_tokens=max(self.completion_tokens, 0)
+        )
 
 
 class ErrorReport(EventPayload):
@@ -184,6 +205,4 @@ class AgentLimits:
 class AgentOutcome:
     reason: OutcomeReason
     message: str
-    steps: int
-    prompt_tokens: int
-    completion_tokens: int
+    usage: RunUsage  # the steps begun (the last may have ended before its reply) and the tokens used

@@ -11,6 +11,7 @@ import logging
 import threading
 import time
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any, Literal, assert_never
 
 from sandboxes.agent.blocking_calls import Stopped, run_in_worker
@@ -24,6 +25,7 @@ from sandboxes.agent.events import (
     Emit,
     Inbox,
     OutcomeReason,
+    UsageReport,
 )
 from sandboxes.agent.model import (
     ContextOverflowError,
@@ -47,6 +49,7 @@ from sandboxes.agent.prompts import (
 )
 from sandboxes.agent.tool_schemas import TOOL_SCHEMAS
 from sandboxes.agent.tools import Editor, InvalidCall, SandboxFailure, ToolOutcome, ToolRunner, parse_arguments
+from sandboxes.agent.usage import RunUsage
 from sandboxes.runtime import Sandbox
 
 log = logging.getLogger(__name__)
@@ -131,8 +134,7 @@ class _AgentRun:
         self._started = time.monotonic()
         self._deadline = None if limits.max_wall_seconds is None else self._started + limits.max_wall_seconds
         self._steps = 0
-        self._prompt_tokens = 0
-        self._completion_tokens = 0
+        self._usage = RunUsage()  # of the model's replies
 
     def run(self, conversation: Conversation) -> AgentOutcome:
         reason: OutcomeReason
@@ -145,13 +147,7 @@ class _AgentRun:
         finally:
             self._halt.set()
         self._emit("finished", reason=reason, steps=self._steps, message=message)
-        return AgentOutcome(
-            reason=reason,
-            message=message,
-            steps=self._steps,
-            prompt_tokens=self._prompt_tokens,
-            completion_tokens=self._completion_tokens,
-        )
+        return AgentOutcome(reason=reason, message=message, usage=replace(self._usage, steps=self._steps))
 
     # --- the loop -------------------------------------------------------
 
@@ -296,17 +292,9 @@ class _AgentRun:
     # --- limits and bookkeeping -----------------------------------------
 
     def _record_usage(self, reply: ModelReply, step: int) -> None:
-        usage = reply.usage
-        self._prompt_tokens += usage.prompt_tokens
-        self._completion_tokens += usage.completion_tokens
-        self._emit(
-            "usage",
-            step=step,
-            prompt_tokens=usage.prompt_tokens,
-            completion_tokens=usage.completion_tokens,
-            total_tokens=usage.total_tokens,
-            estimated=usage.estimated,
-        )
+        report = UsageReport.of_reply(step, reply.usage)
+        self._usage += report.run_usage()
+        self._emit("usage", **report.model_dump())
 
     def _budget_spent(self) -> tuple[OutcomeReason, str] | None:
         """The run's own token budget, then the caller's: (reason, message) for the first used up."""
@@ -323,7 +311,7 @@ class _AgentRun:
 
     def _tokens_exhausted(self) -> bool:
         budget = self._limits.max_tokens
-        return budget is not None and self._prompt_tokens + self._completion_tokens >= budget
+        return budget is not None and self._usage.total_tokens >= budget
 
     def _time_nearly_up(self) -> bool:
         if self._deadline is None or self._limits.max_wall_seconds is None:

@@ -147,9 +147,9 @@ class Command(BaseCommand):
         self.stdout.flush()
 
     def _report(self, result: OneShotResult, output_dir: Path) -> None:
-        outcome = result.outcome
+        outcome, usage = result.outcome, result.outcome.usage
         self.stdout.write(
-            f"Tokens: {outcome.prompt_tokens} prompt + {outcome.completion_tokens} completion, {outcome.steps} step(s)."
+            f"Tokens: {usage.prompt_tokens} prompt + {usage.completion_tokens} completion, {usage.steps} step(s)."
         )
         copied = result.copied
         if copied is not None:

@@ -7,6 +7,7 @@ import pytest
 from creations.models import FINAL_STATUSES, RunStatus
 from creations.runs.execution import CANCELLED_REASON, ending_for
 from sandboxes.agent import AgentLimits, AgentOutcome, OutcomeReason
+from sandboxes.agent.usage import RunUsage
 
 LIMITS = AgentLimits(max_steps=40, max_tokens=50_000, max_wall_seconds=900)
 
@@ -23,7 +24,7 @@ FINAL_STATUS_OF: dict[OutcomeReason, RunStatus] = {
 
 
 def _outcome(reason: OutcomeReason, message: str = "") -> AgentOutcome:
-    return AgentOutcome(reason=reason, message=message, steps=3, prompt_tokens=10, completion_tokens=2)
+    return AgentOutcome(reason=reason, message=message, usage=RunUsage(steps=3, prompt_tokens=10, completion_tokens=2))
 
 
 @pytest.mark.parametrize("reason", list(OutcomeReason))
