@@ -20,10 +20,10 @@ a test holds the script to them.
 from __future__ import annotations
 
 import logging
-from typing import Any, ClassVar, Literal, Self
+from typing import Annotated, Any, ClassVar, Literal, Self
 
 from django.conf import settings
-from pydantic import BaseModel, ConfigDict, ValidationError, create_model, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model, model_validator
 
 from creations.models import ArtifactKind, RunStatus
 from sandboxes.agent.events import AGENT_EVENT_PAYLOADS, EventPayload, ToolCall, ToolResult
@@ -106,7 +106,8 @@ class UsageSummary(_Schema):
 
 
 class StatusChange(Capped):
-    status: Literal[tuple(RunStatus.values)]  # type: ignore[valid-type]
+    # Not strict: a stored payload holds the status's value, not the member itself.
+    status: Annotated[RunStatus, Field(strict=False)]
     reason: str
     final: bool
     usage: UsageSummary | None = None  # on the final status only
@@ -170,6 +171,11 @@ def validate_event(kind: str, payload: dict[str, Any]) -> BaseModel:
         return schema.model_validate(payload)
     except ValidationError as error:
         raise EventSchemaError(f"run event {kind!r} does not match its schema: {error}") from error
+
+
+def stored_form(payload: BaseModel) -> dict[str, Any]:
+    """A payload as it is stored and streamed: JSON, with the fields it was given (a default not given stays out)."""
+    return payload.model_dump(mode="json", exclude_unset=True)
 
 
 def check_event(kind: str, payload: dict[str, Any]) -> None:

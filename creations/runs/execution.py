@@ -17,11 +17,12 @@ import logging
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, assert_never
+from typing import assert_never
 
 from django.db import connection
 
-from creations.artifacts.ingest import artifact_summary, ingest_outputs
+from creations.artifacts.ingest import ingest_outputs
+from creations.events.schema import ArtifactItem, ArtifactsCollected, RejectedOutput, SnapshotKept
 from creations.events.store import EventRecorder
 from creations.models import Creation, Run, RunStatus
 from creations.runs.limits import effective_limits
@@ -183,8 +184,8 @@ class RunExecution:
 
     def _on_agent_event(self, event: AgentEvent) -> None:
         self.recorder.record(event.kind, event.payload)
-        if event.kind == "usage":
-            step_usage = UsageReport.model_validate(event.payload).run_usage()
+        if isinstance(event.payload, UsageReport):
+            step_usage = event.payload.run_usage()
             run_add_usage(run_id=self.run.pk, usage=step_usage)
             self.usage += step_usage
             self.budget.add_tokens(step_usage.total_tokens)
@@ -192,7 +193,7 @@ class RunExecution:
     def _collect_outputs(self, session: SandboxSession) -> None:
         if session.stopped:
             self.recorder.record(
-                "artifacts", {"items": [], "note": "The sandbox was stopped before its output was copied."}
+                "artifacts", ArtifactsCollected(items=[], note="The sandbox was stopped before its output was copied.")
             )
             return
         with tempfile.TemporaryDirectory(prefix=f"run-{self.run.pk}-") as tmp:
@@ -200,7 +201,8 @@ class RunExecution:
                 report = session.copy_out(Path(tmp))
             except Exception as error:
                 log.warning("Run %s: copy-out failed: %s", self.run.pk, error)
-                self.recorder.record("artifacts", {"items": [], "note": f"The output could not be copied: {error}"})
+                collected = ArtifactsCollected(items=[], note=f"The output could not be copied: {error}")
+                self.recorder.record("artifacts", collected)
                 return
             ingested = ingest_outputs(
                 run=self.run,
@@ -209,13 +211,19 @@ class RunExecution:
             )
         artifacts = ingested.artifacts
         self.usage += RunUsage(output_bytes=sum(a.size for a in artifacts))
-        payload: dict[str, Any] = {"items": [artifact_summary(a) for a in artifacts]}
+        collected = ArtifactsCollected(
+            items=[
+                ArtifactItem(id=a.pk, path=a.path, kind=a.kind, size=a.size, content_type=a.content_type)
+                for a in artifacts
+            ]
+        )
+        # Each said only when there is something to say: an event stores the fields it was given.
         rejected = [*report.rejected, *ingested.rejected]
         if rejected:
-            payload["rejected"] = [{"name": name, "reason": reason} for name, reason in rejected[:100]]
+            collected.rejected = [RejectedOutput(name=name, reason=reason) for name, reason in rejected[:100]]
         if report.truncated:
-            payload["note"] = "Some output was left out: the size or file-count limit was reached."
-        self.recorder.record("artifacts", payload)
+            collected.note = "Some output was left out: the size or file-count limit was reached."
+        self.recorder.record("artifacts", collected)
 
     def _inbox(self) -> list[InboxMessage]:
         return [InboxMessage(author=m.author_name, text=m.text) for m in run_messages_take(run_id=self.run.pk)]
@@ -230,9 +238,9 @@ class RunExecution:
             log.warning("Run %s: keeping its /testbed failed: %s", self.run.pk, error)
             kept = f"This version's files could not be kept for a refine ({type(error).__name__})."
         if isinstance(kept, str):
-            self.recorder.record("snapshot", {"size": 0, "note": kept})
+            self.recorder.record("snapshot", SnapshotKept(size=0, note=kept))
         else:
-            self.recorder.record("snapshot", {"size": kept.size, "note": kept.left_out or None})
+            self.recorder.record("snapshot", SnapshotKept(size=kept.size, note=kept.left_out or None))
 
     def _stop_sandbox(self) -> None:
         """Called by the supervisor after a cancel's grace period, from its timer thread."""

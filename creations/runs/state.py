@@ -26,7 +26,7 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from creations.events.schema import UsageSummary
+from creations.events.schema import StatusChange, UsageSummary, stored_form
 from creations.events.storable import storable_text
 from creations.events.store import announce_events, insert_events_locked, store_events
 from creations.models import ACTIVE_STATUSES, FINAL_STATUSES, IN_FLIGHT_STATUSES, Creation, Run, RunStatus
@@ -66,7 +66,7 @@ def run_mark_starting(*, run_id: int, worker: str, host: str = "") -> bool:
             admissible_since=None,
         )
         if claimed:
-            _store_status_on_commit(run_id, {"status": RunStatus.STARTING, "reason": "", "final": False})
+            _store_status_on_commit(run_id, StatusChange(status=RunStatus.STARTING, reason="", final=False))
     return bool(claimed)
 
 
@@ -76,7 +76,7 @@ def run_mark_waiting(*, run_id: int, reason: str) -> bool:
     with transaction.atomic():
         changed = Run.objects.filter(pk=run_id, status=RunStatus.QUEUED).exclude(reason=reason).update(reason=reason)
         if changed:
-            _store_status_on_commit(run_id, {"status": RunStatus.QUEUED, "reason": reason, "final": False})
+            _store_status_on_commit(run_id, StatusChange(status=RunStatus.QUEUED, reason=reason, final=False))
     return bool(changed)
 
 
@@ -89,9 +89,9 @@ def runs_note_admissible(*, run_ids: Collection[int]) -> None:
     queued.filter(admissible_since__isnull=False).exclude(pk__in=run_ids).update(admissible_since=None)
 
 
-def _store_status_on_commit(run_id: int, payload: dict[str, Any]) -> None:
+def _store_status_on_commit(run_id: int, change: StatusChange) -> None:
     """Store a status event in the caller's transaction; announce it once that commits."""
-    events = insert_events_locked(run_id, [(STATUS_EVENT, payload)], require_active=True) or []
+    events = insert_events_locked(run_id, [(STATUS_EVENT, stored_form(change))], require_active=True) or []
     transaction.on_commit(lambda: announce_events(run_id, events))
 
 
@@ -100,7 +100,8 @@ def run_mark_running(*, run_id: int, sandbox_id: str) -> bool:
         status=RunStatus.RUNNING, sandbox_id=sandbox_id[:100], heartbeat_at=timezone.now()
     )
     if moved:
-        store_events(run_id, [(STATUS_EVENT, {"status": RunStatus.RUNNING, "reason": "", "final": False})])
+        running = StatusChange(status=RunStatus.RUNNING, reason="", final=False)
+        store_events(run_id, [(STATUS_EVENT, stored_form(running))])
     return bool(moved)
 
 
@@ -140,13 +141,8 @@ def run_finish(
             .only(*USAGE_COLUMNS, "started_at", "creation__workspace")
             .get(pk=run_id)
         )
-        payload = {
-            "status": status,
-            "reason": reason,
-            "final": True,
-            "usage": UsageSummary.of(run_usage(run)).model_dump(),
-        }
-        events = insert_events_locked(run_id, [(STATUS_EVENT, payload)], require_active=False)
+        final = StatusChange(status=status, reason=reason, final=True, usage=UsageSummary.of(run_usage(run)))
+        events = insert_events_locked(run_id, [(STATUS_EVENT, stored_form(final))], require_active=False)
         usage_record_write(run_id=run_id)
         _wake_if_a_slot_freed(run)
     announce_events(run_id, events or [])

@@ -1,10 +1,11 @@
 """What the agent loop reports while it works, and the limits and outcome of a run.
 
 These types are the contract with the runs service: it persists every event
-and streams it to the browser, so payloads stay plain JSON-able dicts, each
-kind's fields declared once below. The platform stores them under the
-schemas of creations/events/schema.py, which take these models and add its
-own kinds and the fields storing adds; this package must not import it.
+and streams it to the browser. Each kind's payload is one of the models
+below, carried as that model until it is stored as JSON. The platform stores
+them under the schemas of creations/events/schema.py, which take these models
+and add its own kinds and the fields storing adds; this package must not
+import it.
 """
 
 from __future__ import annotations
@@ -154,7 +155,14 @@ EVENT_KINDS = tuple(AGENT_EVENT_PAYLOADS)
 @dataclass(frozen=True)
 class AgentEvent:
     kind: str
-    payload: dict[str, Any]
+    payload: EventPayload  # of the model AGENT_EVENT_PAYLOADS declares for `kind`
+
+    def __post_init__(self) -> None:
+        declared = AGENT_EVENT_PAYLOADS.get(self.kind)
+        if declared is None:
+            raise ValueError(f"{self.kind!r} is not an agent event kind")
+        if not isinstance(self.payload, declared):
+            raise TypeError(f"a {self.kind!r} event carries a {declared.__name__}, not a {type(self.payload).__name__}")
 
 
 Emit = Callable[[AgentEvent], None]

@@ -20,11 +20,21 @@ from sandboxes.agent.events import (
     AgentEvent,
     AgentLimits,
     AgentOutcome,
+    AssistantMessage,
     BudgetCheck,
     Continuation,
     Emit,
+    ErrorReport,
+    EventPayload,
+    Finished,
     Inbox,
     OutcomeReason,
+    PersonMessage,
+    StepStarted,
+    TextDelta,
+    ToolCall,
+    ToolOutputDelta,
+    ToolResult,
     UsageReport,
 )
 from sandboxes.agent.model import (
@@ -146,7 +156,7 @@ class _AgentRun:
             reason, message = stopped.reason, self._stop_message(stopped.reason)
         finally:
             self._halt.set()
-        self._emit("finished", reason=reason, steps=self._steps, message=message)
+        self._emit("finished", Finished(reason=reason, steps=self._steps, message=message))
         return AgentOutcome(reason=reason, message=message, usage=replace(self._usage, steps=self._steps))
 
     # --- the loop -------------------------------------------------------
@@ -168,11 +178,13 @@ class _AgentRun:
                 conversation.append_to_last(TIME_BUDGET_NOTE)
                 time_note_given = True
             self._steps = step
-            self._emit("step_started", step=step, remaining=max_steps - step)
+            self._emit("step_started", StepStarted(step=step, remaining=max_steps - step))
             self._read_inbox(conversation, step)
             reply = self._ask(conversation, step)
             calls = _with_unique_ids(reply.tool_calls, step)
-            self._emit("assistant_message", step=step, content=reply.content, reasoning=reply.reasoning)
+            self._emit(
+                "assistant_message", AssistantMessage(step=step, content=reply.content, reasoning=reply.reasoning)
+            )
             conversation.add_assistant(reply, calls)
             if not calls:
                 conversation.add_user_note(NO_TOOL_CALL_NUDGE)
@@ -206,7 +218,7 @@ class _AgentRun:
 
     def _request(self, conversation: Conversation, step: int) -> ModelReply:
         def forward(item: tuple[str, str]) -> None:
-            self._emit(item[0], step=step, text=item[1])
+            self._emit(item[0], TextDelta(step=step, text=item[1]))
 
         def call(push: Any) -> ModelReply:
             return self._model.complete(
@@ -242,7 +254,7 @@ class _AgentRun:
             problem = None
         except InvalidCall as invalid:
             arguments, problem = {"raw": call.arguments}, invalid
-        self._emit("tool_call", step=step, call_id=call.call_id, name=call.name, arguments=arguments)
+        self._emit("tool_call", ToolCall(step=step, call_id=call.call_id, name=call.name, arguments=arguments))
         try:
             if problem is not None:
                 raise problem
@@ -251,19 +263,21 @@ class _AgentRun:
             outcome = ToolOutcome(output=f"Error: {invalid}. The call was not run.", is_error=True)
         self._emit(
             "tool_result",
-            step=step,
-            call_id=call.call_id,
-            name=call.name,
-            output=outcome.output,
-            is_error=outcome.is_error,
-            exit_code=outcome.exit_code,
-            duration=round(outcome.duration, 4),
+            ToolResult(
+                step=step,
+                call_id=call.call_id,
+                name=call.name,
+                output=outcome.output,
+                is_error=outcome.is_error,
+                exit_code=outcome.exit_code,
+                duration=round(outcome.duration, 4),
+            ),
         )
         return outcome
 
     def _run_tool(self, call: ToolCallRequest, arguments: dict[str, Any], step: int) -> ToolOutcome:
         def forward(text: str) -> None:
-            self._emit("tool_output_delta", step=step, call_id=call.call_id, text=text)
+            self._emit("tool_output_delta", ToolOutputDelta(step=step, call_id=call.call_id, text=text))
 
         timeout = self._command_timeout()
         try:
@@ -287,14 +301,14 @@ class _AgentRun:
             return
         for message in arrived:
             conversation.add_user_note(person_message(message.author, message.text))
-            self._emit("person_message", step=step, author=message.author, text=message.text)
+            self._emit("person_message", PersonMessage(step=step, author=message.author, text=message.text))
 
     # --- limits and bookkeeping -----------------------------------------
 
     def _record_usage(self, reply: ModelReply, step: int) -> None:
         report = UsageReport.of_reply(step, reply.usage)
         self._usage += report.run_usage()
-        self._emit("usage", **report.model_dump())
+        self._emit("usage", report)
 
     def _budget_spent(self) -> tuple[OutcomeReason, str] | None:
         """The run's own token budget, then the caller's: (reason, message) for the first used up."""
@@ -353,10 +367,10 @@ class _AgentRun:
         self, reason: Literal[OutcomeReason.MODEL_ERROR, OutcomeReason.SANDBOX_ERROR], step: int, message: str
     ) -> _RunEnded:
         """Report the error; the caller raises what this returns to end the run."""
-        self._emit("error", step=step, message=message)
+        self._emit("error", ErrorReport(step=step, message=message))
         return _RunEnded(reason, message)
 
-    def _emit(self, kind: str, **payload: Any) -> None:
+    def _emit(self, kind: str, payload: EventPayload) -> None:
         self._emit_event(AgentEvent(kind=kind, payload=payload))
 
 
