@@ -97,7 +97,11 @@ class RunStatus(models.TextChoices):
     QUOTA_EXCEEDED = "quota_exceeded", "Quota exceeded"
 
 
-ACTIVE_STATUSES = (RunStatus.QUEUED, RunStatus.STARTING, RunStatus.RUNNING)
+# Runs holding (or about to hold) a sandbox: each takes one of its workspace's concurrent slots,
+# its worker beats its heartbeat, and its usage is live on its row, not yet in the ledger.
+IN_FLIGHT_STATUSES = (RunStatus.STARTING, RunStatus.RUNNING)
+# Runs not ended: waiting for a slot, or in flight.
+ACTIVE_STATUSES = (RunStatus.QUEUED, *IN_FLIGHT_STATUSES)
 FINAL_STATUSES = (
     RunStatus.SUCCEEDED,
     RunStatus.FAILED,

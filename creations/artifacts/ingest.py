@@ -15,7 +15,6 @@ import hashlib
 import logging
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
 
 from django.core.files import File
 from django.db import IntegrityError, transaction
@@ -94,13 +93,3 @@ def _store_one(run: Run, copied: CopiedFile) -> Artifact | None:
         return None
     return artifact
 
-
-def artifact_summary(artifact: Artifact) -> dict[str, Any]:
-    """What the `artifacts` event tells the page about each file."""
-    return {
-        "id": artifact.pk,
-        "path": artifact.path,
-        "kind": artifact.kind,
-        "size": artifact.size,
-        "content_type": artifact.content_type,
-    }

@@ -20,13 +20,14 @@ a test holds the script to them.
 from __future__ import annotations
 
 import logging
-from typing import Any, ClassVar, Literal, Self
+from typing import Annotated, Any, ClassVar, Literal, Self
 
 from django.conf import settings
-from pydantic import BaseModel, ConfigDict, ValidationError, create_model, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model, model_validator
 
 from creations.models import ArtifactKind, RunStatus
 from sandboxes.agent.events import AGENT_EVENT_PAYLOADS, EventPayload, ToolCall, ToolResult
+from sandboxes.agent.usage import RunUsage
 
 log = logging.getLogger(__name__)
 
@@ -76,15 +77,37 @@ class StoredToolResult(ToolResult, Capped):
 
 
 class UsageSummary(_Schema):
+    """A run's whole usage, on its final status."""
+
     steps: int
     prompt_tokens: int
     completion_tokens: int
-    sandbox_seconds: float
+    sandbox_seconds: float  # to the millisecond
     output_bytes: int
+
+    @classmethod
+    def of(cls, usage: RunUsage) -> UsageSummary:
+        return cls(
+            steps=usage.steps,
+            prompt_tokens=usage.prompt_tokens,
+            completion_tokens=usage.completion_tokens,
+            sandbox_seconds=round(usage.sandbox_seconds, 3),
+            output_bytes=usage.output_bytes,
+        )
+
+    def usage(self) -> RunUsage:
+        return RunUsage(
+            steps=self.steps,
+            prompt_tokens=self.prompt_tokens,
+            completion_tokens=self.completion_tokens,
+            sandbox_seconds=self.sandbox_seconds,
+            output_bytes=self.output_bytes,
+        )
 
 
 class StatusChange(Capped):
-    status: Literal[tuple(RunStatus.values)]  # type: ignore[valid-type]
+    # Not strict: a stored payload holds the status's value, not the member itself.
+    status: Annotated[RunStatus, Field(strict=False)]
     reason: str
     final: bool
     usage: UsageSummary | None = None  # on the final status only
@@ -148,6 +171,11 @@ def validate_event(kind: str, payload: dict[str, Any]) -> BaseModel:
         return schema.model_validate(payload)
     except ValidationError as error:
         raise EventSchemaError(f"run event {kind!r} does not match its schema: {error}") from error
+
+
+def stored_form(payload: BaseModel) -> dict[str, Any]:
+    """A payload as it is stored and streamed: JSON, with the fields it was given (a default not given stays out)."""
+    return payload.model_dump(mode="json", exclude_unset=True)
 
 
 def check_event(kind: str, payload: dict[str, Any]) -> None:

@@ -33,28 +33,27 @@ from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
 from django.db import close_old_connections, connection, transaction
 from django.utils import timezone
+from pydantic import BaseModel
 
 from creations.events.announce import announce
-from creations.events.schema import check_event
+from creations.events.schema import StoredToolResult, check_event, stored_form
 from creations.events.storable import storable_payload
 from creations.models import ACTIVE_STATUSES, Run, RunEvent
+from sandboxes.agent.events import TextDelta, ToolOutputDelta, ToolResult
 from sandboxes.per_process import per_process
 
 log = logging.getLogger(__name__)
 
-# Streams whose pieces are merged into one event: kind -> the payload keys that identify the stream.
-COALESCED_KINDS: dict[str, tuple[str, ...]] = {
-    "tool_output_delta": ("step", "call_id"),
-    "assistant_delta": ("step",),
-    "reasoning_delta": ("step",),
-}
+# Streamed text whose pieces are merged into one event: the model's (`assistant_delta`,
+# `reasoning_delta`: a stream per kind and step) and a command's (`tool_output_delta`: per call).
+StreamPiece = TextDelta | ToolOutputDelta
 STREAM_TRUNCATED_NOTE = "\n[live output truncated here: the command printed more than {limit} bytes]\n"
 RUN_STREAM_TRUNCATED_NOTE = (
     "\n[live output stops here: this run has streamed more than {limit} bytes, so from now on only each"
     " command's result is kept (as the model saw it); the full output stays in the sandbox's own files]\n"
 )
 
-EventItem = tuple[str, dict[str, Any]]
+EventItem = tuple[str, dict[str, Any]]  # a kind and its payload's stored form (JSON)
 IDLE_CLOSE_SECONDS = 5.0  # the flusher lets go of its database connection when idle this long
 
 
@@ -206,13 +205,13 @@ def _prefix_within(text: str, max_bytes: int) -> str:
 class _Pending:
     kind: str
     key: tuple[Any, ...]
-    payload: dict[str, Any]
+    first: StreamPiece
     pieces: list[str] = field(default_factory=list)
     size: int = 0
     since: float = 0.0
 
     def item(self) -> EventItem:
-        return self.kind, {**self.payload, "text": "".join(self.pieces)}
+        return self.kind, stored_form(self.first.model_copy(update={"text": "".join(self.pieces)}))
 
 
 class EventRecorder:
@@ -244,23 +243,25 @@ class EventRecorder:
         self.ended = False
         self._lock = threading.RLock()
         self._pending: _Pending | None = None
-        self._streamed: dict[Any, int] = {}  # call_id -> bytes of live output kept
-        self._omitted: dict[Any, int] = {}  # call_id -> bytes of live output left out
+        self._streamed: dict[str, int] = {}  # call_id -> bytes of live output kept
+        self._omitted: dict[str, int] = {}  # call_id -> bytes of live output left out
         self._closed = False
 
     # --- public ---
 
-    def record(self, kind: str, payload: dict[str, Any]) -> None:
+    def record(self, kind: str, payload: BaseModel) -> None:
+        """Store an event of `kind` (its payload of the schema creations/events/schema.py gives the kind)."""
         with self._lock:
             if self._closed:
                 return
-            if kind in COALESCED_KINDS:
+            if isinstance(payload, StreamPiece):
                 self._add_piece(kind, payload)
                 return
-            if kind == "tool_result" and self._omitted.get(payload.get("call_id")):
-                payload = {**payload, "stream_omitted_bytes": self._omitted[payload.get("call_id")]}
+            if isinstance(payload, ToolResult) and self._omitted.get(payload.call_id):
+                omitted = self._omitted[payload.call_id]
+                payload = StoredToolResult(**payload.model_dump(exclude_unset=True), stream_omitted_bytes=omitted)
             items = self._take_pending()
-            items.append((kind, payload))
+            items.append((kind, stored_form(payload)))
             self._store(items)
 
     def flush(self) -> None:
@@ -274,28 +275,28 @@ class EventRecorder:
 
     # --- internals (called with the lock held) ---
 
-    def _add_piece(self, kind: str, payload: dict[str, Any]) -> None:
-        text = str(payload.get("text", ""))
-        if kind == "tool_output_delta":
-            text = self._within_stream_cap(payload.get("call_id"), text)
-        text = self._within_run_cap(kind, payload.get("call_id"), text)
+    def _add_piece(self, kind: str, payload: StreamPiece) -> None:
+        call_id = payload.call_id if isinstance(payload, ToolOutputDelta) else None
+        text = payload.text
+        if call_id is not None:
+            text = self._within_stream_cap(call_id, text)
+        text = self._within_run_cap(call_id, text)
         if not text:
             return
-        key = (kind, *(payload.get(k) for k in COALESCED_KINDS[kind]))
+        key = (kind, payload.step, call_id)
         pending = self._pending
         if pending is not None and pending.key != key:
             self._store(self._take_pending())
             pending = None
         if pending is None:
-            base = {k: v for k, v in payload.items() if k != "text"}
-            pending = self._pending = _Pending(kind=kind, key=key, payload=base, since=time.monotonic())
+            pending = self._pending = _Pending(kind=kind, key=key, first=payload, since=time.monotonic())
             _flusher().schedule(self, pending.since + self.coalesce_seconds)
         pending.pieces.append(text)
         pending.size += len(text.encode())
         if pending.size >= self.coalesce_bytes:
             self._store(self._take_pending())
 
-    def _within_stream_cap(self, call_id: Any, text: str) -> str:
+    def _within_stream_cap(self, call_id: str, text: str) -> str:
         kept = self._streamed.get(call_id, 0)
         size = len(text.encode())
         if kept + size <= self.stream_max_per_call:
@@ -308,7 +309,8 @@ class EventRecorder:
         head = text.encode()[:room].decode(errors="ignore")
         return head + (STREAM_TRUNCATED_NOTE.format(limit=self.stream_max_per_call) if first_cut else "")
 
-    def _within_run_cap(self, kind: str, call_id: Any, text: str) -> str:
+    def _within_run_cap(self, call_id: str | None, text: str) -> str:
+        """`text` within what is left of the run's live text; `call_id` names a command's output."""
         size = len(text.encode())
         if self._run_streamed + size <= self.stream_max_per_run:
             self._run_streamed += size
@@ -316,7 +318,7 @@ class EventRecorder:
         room = max(0, self.stream_max_per_run - self._run_streamed)
         first_cut, self._run_cut = not self._run_cut, True
         self._run_streamed = self.stream_max_per_run
-        if kind == "tool_output_delta":
+        if call_id is not None:
             self._omitted[call_id] = self._omitted.get(call_id, 0) + size - room
         head = text.encode()[:room].decode(errors="ignore")
         return head + (RUN_STREAM_TRUNCATED_NOTE.format(limit=self.stream_max_per_run) if first_cut else "")

@@ -57,9 +57,9 @@ from django.db.models import Q
 from django.db.models.signals import post_save
 from django.utils import timezone
 
-from creations.models import Creation, Run, RunStatus
+from creations.models import IN_FLIGHT_STATUSES, Creation, Run, RunStatus
 from creations.runs import queue
-from creations.runs.state import IN_FLIGHT_STATUSES, run_mark_starting, run_mark_waiting
+from creations.runs.state import run_mark_starting, run_mark_waiting
 from workspaces.models import Workspace
 
 log = logging.getLogger(__name__)

@@ -17,11 +17,12 @@ import logging
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import assert_never
 
 from django.db import connection
 
-from creations.artifacts.ingest import artifact_summary, ingest_outputs
+from creations.artifacts.ingest import ingest_outputs
+from creations.events.schema import ArtifactItem, ArtifactsCollected, RejectedOutput, SnapshotKept
 from creations.events.store import EventRecorder
 from creations.models import Creation, Run, RunStatus
 from creations.runs.limits import effective_limits
@@ -31,8 +32,10 @@ from creations.runs.state import cancelled_reason, run_add_usage, run_finish, ru
 from creations.runs.supervision import RunSupervisor
 from creations.runs.versions import run_continuation
 from creations.usage.budgets import RunBudgetWatch, storage_allowance
-from sandboxes.agent import AgentEvent, AgentLimits, AgentOutcome, InboxMessage, ModelClient
+from sandboxes.agent import AgentEvent, AgentLimits, AgentOutcome, InboxMessage, ModelClient, OutcomeReason
+from sandboxes.agent.events import UsageReport
 from sandboxes.agent.session import SandboxSession, SandboxStartError
+from sandboxes.agent.usage import RunUsage
 from sandboxes.container_spec import LABEL_RUN_ID
 from sandboxes.pool import get_provider
 from sandboxes.runtime import Sandbox
@@ -44,7 +47,7 @@ RUN_ID_LABEL = LABEL_RUN_ID  # names the sandbox after the run; the janitor and 
 
 @dataclass(frozen=True)
 class Ending:
-    status: str
+    status: RunStatus
     reason: str
 
 
@@ -95,7 +98,9 @@ class RunExecution:
         self.supervisor = RunSupervisor(run_id, on_stop_sandbox=self._stop_sandbox)
         self.limits = effective_limits(self.creation)
         self.budget = RunBudgetWatch(workspace_id=self.creation.workspace_id)
-        self.usage: dict[str, Any] = {}
+        # What the run has used: its steps' as they are reported (what its row's live counters
+        # hold), then the agent's own count once it ends, the output and the sandbox time.
+        self.usage = RunUsage()
         self.summary = ""
 
     # --- the whole run ---
@@ -152,10 +157,9 @@ class RunExecution:
         except SandboxStartError as error:
             log.warning("Run %s: no sandbox: %s", self.run.pk, error)
             raise RunSetupError(f"The sandbox could not start: {error}") from error
-        self.usage.update(
-            steps=outcome.steps, prompt_tokens=outcome.prompt_tokens, completion_tokens=outcome.completion_tokens
-        )
-        if outcome.reason == "submitted":
+        # The same tokens as its steps' reports, and the last step too when it ended before its reply.
+        self.usage = outcome.usage
+        if outcome.reason is OutcomeReason.SUBMITTED:
             self.summary = outcome.message
         if not self.supervisor.lost:
             self._collect_outputs(session)
@@ -180,21 +184,16 @@ class RunExecution:
 
     def _on_agent_event(self, event: AgentEvent) -> None:
         self.recorder.record(event.kind, event.payload)
-        if event.kind == "usage":
-            prompt_tokens = int(event.payload.get("prompt_tokens") or 0)
-            completion_tokens = int(event.payload.get("completion_tokens") or 0)
-            run_add_usage(
-                run_id=self.run.pk,
-                prompt_tokens=prompt_tokens,
-                completion_tokens=completion_tokens,
-                steps=int(event.payload.get("step") or 0),
-            )
-            self.budget.add_tokens(prompt_tokens + completion_tokens)
+        if isinstance(event.payload, UsageReport):
+            step_usage = event.payload.run_usage()
+            run_add_usage(run_id=self.run.pk, usage=step_usage)
+            self.usage += step_usage
+            self.budget.add_tokens(step_usage.total_tokens)
 
     def _collect_outputs(self, session: SandboxSession) -> None:
         if session.stopped:
             self.recorder.record(
-                "artifacts", {"items": [], "note": "The sandbox was stopped before its output was copied."}
+                "artifacts", ArtifactsCollected(items=[], note="The sandbox was stopped before its output was copied.")
             )
             return
         with tempfile.TemporaryDirectory(prefix=f"run-{self.run.pk}-") as tmp:
@@ -202,7 +201,8 @@ class RunExecution:
                 report = session.copy_out(Path(tmp))
             except Exception as error:
                 log.warning("Run %s: copy-out failed: %s", self.run.pk, error)
-                self.recorder.record("artifacts", {"items": [], "note": f"The output could not be copied: {error}"})
+                collected = ArtifactsCollected(items=[], note=f"The output could not be copied: {error}")
+                self.recorder.record("artifacts", collected)
                 return
             ingested = ingest_outputs(
                 run=self.run,
@@ -210,14 +210,20 @@ class RunExecution:
                 storage_allowance=storage_allowance(workspace_id=self.creation.workspace_id),
             )
         artifacts = ingested.artifacts
-        self.usage["output_bytes"] = sum(a.size for a in artifacts)
-        payload: dict[str, Any] = {"items": [artifact_summary(a) for a in artifacts]}
+        self.usage += RunUsage(output_bytes=sum(a.size for a in artifacts))
+        collected = ArtifactsCollected(
+            items=[
+                ArtifactItem(id=a.pk, path=a.path, kind=a.kind, size=a.size, content_type=a.content_type)
+                for a in artifacts
+            ]
+        )
+        # Each said only when there is something to say: an event stores the fields it was given.
         rejected = [*report.rejected, *ingested.rejected]
         if rejected:
-            payload["rejected"] = [{"name": name, "reason": reason} for name, reason in rejected[:100]]
+            collected.rejected = [RejectedOutput(name=name, reason=reason) for name, reason in rejected[:100]]
         if report.truncated:
-            payload["note"] = "Some output was left out: the size or file-count limit was reached."
-        self.recorder.record("artifacts", payload)
+            collected.note = "Some output was left out: the size or file-count limit was reached."
+        self.recorder.record("artifacts", collected)
 
     def _inbox(self) -> list[InboxMessage]:
         return [InboxMessage(author=m.author_name, text=m.text) for m in run_messages_take(run_id=self.run.pk)]
@@ -232,9 +238,9 @@ class RunExecution:
             log.warning("Run %s: keeping its /testbed failed: %s", self.run.pk, error)
             kept = f"This version's files could not be kept for a refine ({type(error).__name__})."
         if isinstance(kept, str):
-            self.recorder.record("snapshot", {"size": 0, "note": kept})
+            self.recorder.record("snapshot", SnapshotKept(size=0, note=kept))
         else:
-            self.recorder.record("snapshot", {"size": kept.size, "note": kept.left_out or None})
+            self.recorder.record("snapshot", SnapshotKept(size=kept.size, note=kept.left_out or None))
 
     def _stop_sandbox(self) -> None:
         """Called by the supervisor after a cancel's grace period, from its timer thread."""
@@ -249,7 +255,7 @@ class RunExecution:
             session.close()
         except Exception:
             log.exception("Run %s: releasing the sandbox failed; it was stopped", self.run.pk)
-        self.usage["sandbox_seconds"] = session.sandbox_seconds
+        self.usage += RunUsage(sandbox_seconds=session.sandbox_seconds)
 
     def _close_recorder(self) -> None:
         try:
@@ -263,30 +269,32 @@ CANCELLED_REASON = "Cancelled."
 
 
 def ending_for(outcome: AgentOutcome, limits: AgentLimits) -> Ending:
+    """The run's final status for how its agent ended, with the reason a person reads."""
     detail = f" {outcome.message}" if outcome.message else ""
     match outcome.reason:
-        case "submitted":
+        case OutcomeReason.SUBMITTED:
             return Ending(RunStatus.SUCCEEDED, outcome.message or "The agent submitted its work.")
-        case "cancelled":
+        case OutcomeReason.CANCELLED:
             return Ending(RunStatus.CANCELLED, CANCELLED_REASON)
-        case "time_limit":
+        case OutcomeReason.TIME_LIMIT:
             return Ending(RunStatus.TIMED_OUT, f"Stopped at the time limit of {int(limits.max_wall_seconds or 0)} s.")
-        case "step_limit":
+        case OutcomeReason.STEP_LIMIT:
             return Ending(
                 RunStatus.LIMIT_REACHED,
                 f"Stopped at this run's step limit ({limits.max_steps} steps); the files made so far are kept.",
             )
-        case "token_limit":
+        case OutcomeReason.TOKEN_LIMIT:
             return Ending(
                 RunStatus.LIMIT_REACHED,
                 f"Stopped at this run's token limit ({limits.max_tokens} tokens); the files made so far are kept.",
             )
-        case "budget_exhausted":
+        case OutcomeReason.BUDGET_EXHAUSTED:
             return Ending(
                 RunStatus.QUOTA_EXCEEDED, f"{outcome.message} The run was stopped; the files made so far are kept."
             )
-        case "model_error":
+        case OutcomeReason.MODEL_ERROR:
             return Ending(RunStatus.FAILED, f"The model failed.{detail}")
-        case "sandbox_error":
+        case OutcomeReason.SANDBOX_ERROR:
             return Ending(RunStatus.FAILED, f"The sandbox failed.{detail}")
-    return Ending(RunStatus.FAILED, f"The run ended for an unknown reason ({outcome.reason}).{detail}")
+        case _:  # mypy holds every reason to a case above
+            assert_never(outcome.reason)

@@ -27,10 +27,10 @@ from django.conf import settings
 from django.db.models import Q
 from django.utils import timezone
 
-from creations.models import ACTIVE_STATUSES, Run, RunStatus
+from creations.models import ACTIVE_STATUSES, IN_FLIGHT_STATUSES, Run, RunStatus
 from creations.runs import queue
 from creations.runs.admission import admissible_queued_runs
-from creations.runs.state import IN_FLIGHT_STATUSES, run_finish, run_mark_requeued, runs_note_admissible
+from creations.runs.state import run_finish, run_mark_requeued, runs_note_admissible
 
 log = logging.getLogger(__name__)
 

@@ -23,17 +23,19 @@ from typing import Any
 
 from django.contrib.auth.models import AnonymousUser, User
 from django.db import transaction
-from django.db.models import F, Q
+from django.db.models import Q
 from django.utils import timezone
 
+from creations.events.schema import StatusChange, UsageSummary, stored_form
 from creations.events.storable import storable_text
 from creations.events.store import announce_events, insert_events_locked, store_events
-from creations.models import ACTIVE_STATUSES, FINAL_STATUSES, Creation, Run, RunStatus
+from creations.models import ACTIVE_STATUSES, FINAL_STATUSES, IN_FLIGHT_STATUSES, Creation, Run, RunStatus
 from creations.runs import queue
+from creations.usage.counters import USAGE_COLUMNS, run_usage, usage_columns, usage_increments
 from creations.usage.ledger import usage_record_write
+from sandboxes.agent.usage import RunUsage
 
 STATUS_EVENT = "status"
-IN_FLIGHT_STATUSES = (RunStatus.STARTING, RunStatus.RUNNING)
 
 
 def run_create_queued(
@@ -64,7 +66,7 @@ def run_mark_starting(*, run_id: int, worker: str, host: str = "") -> bool:
             admissible_since=None,
         )
         if claimed:
-            _store_status_on_commit(run_id, {"status": RunStatus.STARTING, "reason": "", "final": False})
+            _store_status_on_commit(run_id, StatusChange(status=RunStatus.STARTING, reason="", final=False))
     return bool(claimed)
 
 
@@ -74,7 +76,7 @@ def run_mark_waiting(*, run_id: int, reason: str) -> bool:
     with transaction.atomic():
         changed = Run.objects.filter(pk=run_id, status=RunStatus.QUEUED).exclude(reason=reason).update(reason=reason)
         if changed:
-            _store_status_on_commit(run_id, {"status": RunStatus.QUEUED, "reason": reason, "final": False})
+            _store_status_on_commit(run_id, StatusChange(status=RunStatus.QUEUED, reason=reason, final=False))
     return bool(changed)
 
 
@@ -87,9 +89,9 @@ def runs_note_admissible(*, run_ids: Collection[int]) -> None:
     queued.filter(admissible_since__isnull=False).exclude(pk__in=run_ids).update(admissible_since=None)
 
 
-def _store_status_on_commit(run_id: int, payload: dict[str, Any]) -> None:
+def _store_status_on_commit(run_id: int, change: StatusChange) -> None:
     """Store a status event in the caller's transaction; announce it once that commits."""
-    events = insert_events_locked(run_id, [(STATUS_EVENT, payload)], require_active=True) or []
+    events = insert_events_locked(run_id, [(STATUS_EVENT, stored_form(change))], require_active=True) or []
     transaction.on_commit(lambda: announce_events(run_id, events))
 
 
@@ -98,20 +100,24 @@ def run_mark_running(*, run_id: int, sandbox_id: str) -> bool:
         status=RunStatus.RUNNING, sandbox_id=sandbox_id[:100], heartbeat_at=timezone.now()
     )
     if moved:
-        store_events(run_id, [(STATUS_EVENT, {"status": RunStatus.RUNNING, "reason": "", "final": False})])
+        running = StatusChange(status=RunStatus.RUNNING, reason="", final=False)
+        store_events(run_id, [(STATUS_EVENT, stored_form(running))])
     return bool(moved)
 
 
 def run_finish(
     *,
     run_id: int,
-    status: str,
+    status: RunStatus,
     reason: str,
-    from_statuses: Iterable[str] = ACTIVE_STATUSES,
-    usage: dict[str, Any] | None = None,
+    from_statuses: Iterable[RunStatus] = ACTIVE_STATUSES,
+    usage: RunUsage | None = None,
     summary: str = "",
 ) -> bool:
     """Give an active run its final status, reason, usage and final event; False if it already had one.
+
+    `usage` is the run's whole usage as its worker counted it, and replaces the live counters;
+    without one (a run ended by someone else: the reaper, a cancel before it started) they stand.
 
     The creation then shows this version in the gallery when it succeeded, or when no
     succeeded version is shown yet (its files made so far are better than none)."""
@@ -123,7 +129,7 @@ def run_finish(
         "reason": reason,
         "finished_at": timezone.now(),
         "summary": storable_text(summary),
-        **(usage or {}),
+        **(usage_columns(usage) if usage is not None else {}),
     }
     with transaction.atomic():
         finished = Run.objects.filter(pk=run_id, status__in=list(from_statuses)).update(**fields)
@@ -132,32 +138,18 @@ def run_finish(
         _show_if_better(run_id=run_id, status=status)
         run = (
             Run.objects.select_related("creation")
-            .only(
-                *("steps", "prompt_tokens", "completion_tokens", "sandbox_seconds", "output_bytes"),
-                *("started_at", "creation__workspace"),
-            )
+            .only(*USAGE_COLUMNS, "started_at", "creation__workspace")
             .get(pk=run_id)
         )
-        payload = {
-            "status": status,
-            "reason": reason,
-            "final": True,
-            "usage": {
-                "steps": run.steps,
-                "prompt_tokens": run.prompt_tokens,
-                "completion_tokens": run.completion_tokens,
-                "sandbox_seconds": round(run.sandbox_seconds, 3),
-                "output_bytes": run.output_bytes,
-            },
-        }
-        events = insert_events_locked(run_id, [(STATUS_EVENT, payload)], require_active=False)
+        final = StatusChange(status=status, reason=reason, final=True, usage=UsageSummary.of(run_usage(run)))
+        events = insert_events_locked(run_id, [(STATUS_EVENT, stored_form(final))], require_active=False)
         usage_record_write(run_id=run_id)
         _wake_if_a_slot_freed(run)
     announce_events(run_id, events or [])
     return True
 
 
-def _show_if_better(*, run_id: int, status: str) -> None:
+def _show_if_better(*, run_id: int, status: RunStatus) -> None:
     creations = Creation.objects.filter(runs__pk=run_id)
     if status != RunStatus.SUCCEEDED:
         creations = creations.filter(Q(shown_run__isnull=True) | ~Q(shown_run__status=RunStatus.SUCCEEDED))
@@ -212,13 +204,11 @@ def runs_beat(*, run_ids: Collection[int]) -> set[int]:
     return set(in_flight.values_list("pk", flat=True))
 
 
-def run_add_usage(*, run_id: int, prompt_tokens: int, completion_tokens: int, steps: int) -> None:
-    """Live counters, so the page (and quotas) see usage before the run ends."""
-    Run.objects.filter(pk=run_id).update(
-        prompt_tokens=F("prompt_tokens") + max(prompt_tokens, 0),
-        completion_tokens=F("completion_tokens") + max(completion_tokens, 0),
-        steps=max(steps, 0),
-    )
+def run_add_usage(*, run_id: int, usage: RunUsage) -> None:
+    """Add a step's usage to the live counters, so the page (and quotas) see usage before the run ends."""
+    increments = usage_increments(usage)
+    if increments:
+        Run.objects.filter(pk=run_id).update(**increments)
 
 
 def run_mark_requeued(*, run_id: int, reason: str) -> bool:

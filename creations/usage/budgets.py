@@ -24,8 +24,8 @@ from datetime import datetime
 from django.core.exceptions import ValidationError
 from django.utils import dateformat
 
-from creations.models import Run
-from creations.usage.selectors import IN_FLIGHT_STATUSES, MonthUsage, workspace_month_usage, workspace_storage_bytes
+from creations.models import IN_FLIGHT_STATUSES, Run
+from creations.usage.selectors import MonthUsage, workspace_month_usage, workspace_storage_bytes
 from workspaces.models import Workspace
 
 log = logging.getLogger(__name__)

@@ -9,6 +9,7 @@ its worker died; the one-to-one column refuses a second record regardless.
 from __future__ import annotations
 
 from creations.models import Run, UsageRecord
+from creations.usage.counters import run_usage
 from sandboxes.agent import DEMO_MODEL_NAME
 
 
@@ -16,6 +17,7 @@ def usage_record_write(*, run_id: int) -> UsageRecord:
     run = Run.objects.select_related("creation", "creation__model_endpoint").get(pk=run_id)
     creation = run.creation
     endpoint = creation.model_endpoint
+    usage = run_usage(run)
     return UsageRecord.objects.create(
         run=run,
         workspace_id=creation.workspace_id,
@@ -25,9 +27,9 @@ def usage_record_write(*, run_id: int) -> UsageRecord:
         model_endpoint=endpoint,
         model_name=endpoint.model if endpoint else DEMO_MODEL_NAME,
         status=run.status,
-        prompt_tokens=run.prompt_tokens,
-        completion_tokens=run.completion_tokens,
-        sandbox_seconds=run.sandbox_seconds,
-        bytes_stored=run.output_bytes,
+        prompt_tokens=usage.prompt_tokens,
+        completion_tokens=usage.completion_tokens,
+        sandbox_seconds=usage.sandbox_seconds,
+        bytes_stored=usage.output_bytes,
         recorded_at=run.finished_at or run.created_at,
     )

@@ -28,8 +28,8 @@ from django.db.models.functions import TruncDate
 from django.utils import dateformat
 
 from creations.access import creation_visible
-from creations.models import Creation, Run, RunStatus, UsageRecord
-from creations.usage.selectors import IN_FLIGHT_STATUSES, budget_renews_at, month_start
+from creations.models import ACTIVE_STATUSES, IN_FLIGHT_STATUSES, Creation, Run, RunStatus, UsageRecord
+from creations.usage.selectors import budget_renews_at, month_start
 from workspaces.models import Membership, Workspace
 
 BY_PERSON, BY_MODEL = "person", "model"
@@ -252,7 +252,7 @@ def costliest_creations(
 def workspace_runs_now(*, workspace: Workspace) -> tuple[int, int]:
     """(runs going, runs waiting) in `workspace` now: the runs holding its concurrency
     slots, and the queued ones. Not ledger figures: live run rows, in one query."""
-    counts = Run.objects.filter(creation__workspace=workspace, status__in=[*IN_FLIGHT_STATUSES, RunStatus.QUEUED])
+    counts = Run.objects.filter(creation__workspace=workspace, status__in=ACTIVE_STATUSES)
     totals = counts.aggregate(
         going=Count("pk", filter=Q(status__in=IN_FLIGHT_STATUSES)),
         waiting=Count("pk", filter=Q(status=RunStatus.QUEUED)),

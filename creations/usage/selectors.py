@@ -33,11 +33,8 @@ from django.db.models.expressions import Combinable
 from django.db.models.functions import Coalesce, Greatest
 from django.utils import timezone
 
-from creations.models import Artifact, Run, RunSnapshot, RunStatus, UsageRecord
+from creations.models import IN_FLIGHT_STATUSES, Artifact, Run, RunSnapshot, UsageRecord
 from workspaces.models import Workspace
-
-# Runs holding (or about to hold) a sandbox: their usage is live on the Run row, not yet in the ledger.
-IN_FLIGHT_STATUSES = (RunStatus.STARTING, RunStatus.RUNNING)
 
 
 def month_start(now: datetime | None = None) -> datetime:

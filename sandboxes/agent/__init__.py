@@ -2,7 +2,7 @@
 tools (execute_bash, str_replace_editor, submit), as in LLM-in-Sandbox.
 
 Public API (used by the runs service and the `create` command):
-run_agent, AgentEvent, AgentLimits, AgentOutcome, ModelClient,
+run_agent, AgentEvent, AgentLimits, AgentOutcome, OutcomeReason, ModelClient,
 model_client_for, demo_model_client, demo_follow_ups, demo_follow_up_refusal,
 DEMO_MODEL_NAME, DEMO_MODEL_LABEL, SHOWCASE_BRIEFS.
 """
@@ -27,6 +27,7 @@ from sandboxes.agent.events import (
     Emit,
     Inbox,
     InboxMessage,
+    OutcomeReason,
 )
 from sandboxes.agent.factory import model_client_for
 from sandboxes.agent.loop import run_agent
@@ -52,6 +53,7 @@ __all__ = [
     "ModelError",
     "ModelReply",
     "OpenAIModelClient",
+    "OutcomeReason",
     "ToolCallRequest",
     "Usage",
     "demo_follow_up_refusal",

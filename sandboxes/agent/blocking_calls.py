@@ -12,13 +12,15 @@ import queue
 import threading
 import time
 from collections.abc import Callable
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, Literal, TypeVar
+
+from sandboxes.agent.events import OutcomeReason
 
 T = TypeVar("T")
+StopReason = Literal[OutcomeReason.CANCELLED, OutcomeReason.TIME_LIMIT]
 Forward = Callable[[Any], None]
 
 POLL_SECONDS = 0.05  # how often a waiting loop looks at cancel and the clock
-
 
 
 class _DaemonThreads:
@@ -51,9 +53,9 @@ _CALLS = _DaemonThreads()
 class Stopped(Exception):
     """The run was cancelled or ran out of time while waiting."""
 
-    def __init__(self, reason: str) -> None:
+    def __init__(self, reason: StopReason) -> None:
         super().__init__(reason)
-        self.reason = reason  # "cancelled" | "time_limit"
+        self.reason: StopReason = reason
 
 
 class _Done(Generic[T]):
@@ -100,6 +102,6 @@ def run_in_worker(
         if item is not None:
             forward(item)
         if cancel.is_set():
-            raise Stopped("cancelled")
+            raise Stopped(OutcomeReason.CANCELLED)
         if deadline is not None and time.monotonic() >= deadline:
-            raise Stopped("time_limit")
+            raise Stopped(OutcomeReason.TIME_LIMIT)

@@ -1,32 +1,41 @@
 """What the agent loop reports while it works, and the limits and outcome of a run.
 
 These types are the contract with the runs service: it persists every event
-and streams it to the browser, so payloads stay plain JSON-able dicts, each
-kind's fields declared once below. The platform stores them under the
-schemas of creations/events/schema.py, which take these models and add its
-own kinds and the fields storing adds; this package must not import it.
+and streams it to the browser. Each kind's payload is one of the models
+below, carried as that model until it is stored as JSON. The platform stores
+them under the schemas of creations/events/schema.py, which take these models
+and add its own kinds and the fields storing adds; this package must not
+import it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, get_args
+from enum import StrEnum
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
-OutcomeReason = Literal[
-    "submitted",
-    "step_limit",
-    "token_limit",
-    "time_limit",
+from sandboxes.agent.model import Usage
+from sandboxes.agent.usage import RunUsage
+
+
+class OutcomeReason(StrEnum):
+    """Why a run of the loop ended. Its value is what the `finished` event carries."""
+
+    SUBMITTED = "submitted"
+    STEP_LIMIT = "step_limit"
+    TOKEN_LIMIT = "token_limit"  # noqa: S105 - a reason, not a secret
+    TIME_LIMIT = "time_limit"
     # The caller's budget check (`over_budget`) said stop, and the model was given one step to submit.
-    "budget_exhausted",
-    "cancelled",
-    "model_error",
-    "sandbox_error",
-]
-OUTCOME_REASONS: tuple[str, ...] = get_args(OutcomeReason)
+    BUDGET_EXHAUSTED = "budget_exhausted"
+    CANCELLED = "cancelled"
+    MODEL_ERROR = "model_error"
+    SANDBOX_ERROR = "sandbox_error"
+
+
+OUTCOME_REASONS: tuple[OutcomeReason, ...] = tuple(OutcomeReason)
 
 
 class EventPayload(BaseModel):
@@ -81,11 +90,29 @@ class ToolResult(EventPayload):
 
 
 class UsageReport(EventPayload):
+    """What one step's model reply used."""
+
     step: int
     prompt_tokens: int
     completion_tokens: int
     total_tokens: int
     estimated: bool
+
+    @classmethod
+    def of_reply(cls, step: int, usage: Usage) -> UsageReport:
+        return cls(
+            step=step,
+            prompt_tokens=usage.prompt_tokens,
+            completion_tokens=usage.completion_tokens,
+            total_tokens=usage.total_tokens,
+            estimated=usage.estimated,
+        )
+
+    def run_usage(self) -> RunUsage:
+        """As a part of the run's usage: one step and its tokens (a count an endpoint gave below zero, none)."""
+        return RunUsage(
+            steps=1, prompt_tokens=max(self.prompt_tokens, 0), completion_tokens=max(self.completion_tokens, 0)
+        )
 
 
 class ErrorReport(EventPayload):
@@ -102,7 +129,8 @@ class PersonMessage(EventPayload):
 
 
 class Finished(EventPayload):
-    reason: OutcomeReason
+    # Its value, when read back from a stored payload (strict would take only the enum member itself).
+    reason: Annotated[OutcomeReason, Field(strict=False)]
     steps: int
     message: str
 
@@ -127,7 +155,14 @@ EVENT_KINDS = tuple(AGENT_EVENT_PAYLOADS)
 @dataclass(frozen=True)
 class AgentEvent:
     kind: str
-    payload: dict[str, Any]
+    payload: EventPayload  # of the model AGENT_EVENT_PAYLOADS declares for `kind`
+
+    def __post_init__(self) -> None:
+        declared = AGENT_EVENT_PAYLOADS.get(self.kind)
+        if declared is None:
+            raise ValueError(f"{self.kind!r} is not an agent event kind")
+        if not isinstance(self.payload, declared):
+            raise TypeError(f"a {self.kind!r} event carries a {declared.__name__}, not a {type(self.payload).__name__}")
 
 
 Emit = Callable[[AgentEvent], None]
@@ -176,8 +211,6 @@ class AgentLimits:
 
 @dataclass(frozen=True)
 class AgentOutcome:
-    reason: str  # one of OUTCOME_REASONS
+    reason: OutcomeReason
     message: str
-    steps: int
-    prompt_tokens: int
-    completion_tokens: int
+    usage: RunUsage  # the steps begun (the last may have ended before its reply) and the tokens used

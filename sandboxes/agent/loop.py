@@ -11,11 +11,32 @@ import logging
 import threading
 import time
 from collections.abc import Sequence
-from typing import Any
+from dataclasses import replace
+from typing import Any, Literal, assert_never
 
 from sandboxes.agent.blocking_calls import Stopped, run_in_worker
 from sandboxes.agent.conversation import Conversation
-from sandboxes.agent.events import AgentEvent, AgentLimits, AgentOutcome, BudgetCheck, Continuation, Emit, Inbox
+from sandboxes.agent.events import (
+    AgentEvent,
+    AgentLimits,
+    AgentOutcome,
+    AssistantMessage,
+    BudgetCheck,
+    Continuation,
+    Emit,
+    ErrorReport,
+    EventPayload,
+    Finished,
+    Inbox,
+    OutcomeReason,
+    PersonMessage,
+    StepStarted,
+    TextDelta,
+    ToolCall,
+    ToolOutputDelta,
+    ToolResult,
+    UsageReport,
+)
 from sandboxes.agent.model import (
     ContextOverflowError,
     ModelCancelled,
@@ -38,6 +59,7 @@ from sandboxes.agent.prompts import (
 )
 from sandboxes.agent.tool_schemas import TOOL_SCHEMAS
 from sandboxes.agent.tools import Editor, InvalidCall, SandboxFailure, ToolOutcome, ToolRunner, parse_arguments
+from sandboxes.agent.usage import RunUsage
 from sandboxes.runtime import Sandbox
 
 log = logging.getLogger(__name__)
@@ -48,7 +70,7 @@ MIN_COMMAND_TIMEOUT = 1.0
 
 
 class _RunEnded(Exception):
-    def __init__(self, reason: str, message: str) -> None:
+    def __init__(self, reason: OutcomeReason, message: str) -> None:
         super().__init__(message)
         self.reason = reason
         self.message = message
@@ -73,8 +95,8 @@ def run_agent(
 
     `over_budget`, asked before each step, says when a budget beyond the run's
     own limits is used up (its message); the model then gets one step to
-    submit, as for the run's own token limit, and the run ends "budget_exhausted"
-    with that message.
+    submit, as for the run's own token limit, and the run ends
+    `OutcomeReason.BUDGET_EXHAUSTED` with that message.
 
     `continuation` makes the run a refine of earlier work: the model gets the earlier
     requests and summaries, then the instruction. `inbox`, asked before each model
@@ -122,10 +144,10 @@ class _AgentRun:
         self._started = time.monotonic()
         self._deadline = None if limits.max_wall_seconds is None else self._started + limits.max_wall_seconds
         self._steps = 0
-        self._prompt_tokens = 0
-        self._completion_tokens = 0
+        self._usage = RunUsage()  # of the model's replies
 
     def run(self, conversation: Conversation) -> AgentOutcome:
+        reason: OutcomeReason
         try:
             reason, message = self._loop(conversation)
         except _RunEnded as ended:
@@ -134,18 +156,12 @@ class _AgentRun:
             reason, message = stopped.reason, self._stop_message(stopped.reason)
         finally:
             self._halt.set()
-        self._emit("finished", reason=reason, steps=self._steps, message=message)
-        return AgentOutcome(
-            reason=reason,
-            message=message,
-            steps=self._steps,
-            prompt_tokens=self._prompt_tokens,
-            completion_tokens=self._completion_tokens,
-        )
+        self._emit("finished", Finished(reason=reason, steps=self._steps, message=message))
+        return AgentOutcome(reason=reason, message=message, usage=replace(self._usage, steps=self._steps))
 
     # --- the loop -------------------------------------------------------
 
-    def _loop(self, conversation: Conversation) -> tuple[str, str]:
+    def _loop(self, conversation: Conversation) -> tuple[OutcomeReason, str]:
         max_steps = self._limits.max_steps
         submit_asked = False  # told to submit because a budget ran out; the next step over one ends the run
         time_note_given = False
@@ -155,28 +171,31 @@ class _AgentRun:
             if spent is not None:
                 if submit_asked:
                     return spent
-                conversation.append_to_last(TOKEN_BUDGET_NOTE if spent[0] == "token_limit" else SHARED_BUDGET_NOTE)
+                own = spent[0] is OutcomeReason.TOKEN_LIMIT
+                conversation.append_to_last(TOKEN_BUDGET_NOTE if own else SHARED_BUDGET_NOTE)
                 submit_asked = True
             elif not time_note_given and self._time_nearly_up():
                 conversation.append_to_last(TIME_BUDGET_NOTE)
                 time_note_given = True
             self._steps = step
-            self._emit("step_started", step=step, remaining=max_steps - step)
+            self._emit("step_started", StepStarted(step=step, remaining=max_steps - step))
             self._read_inbox(conversation, step)
             reply = self._ask(conversation, step)
             calls = _with_unique_ids(reply.tool_calls, step)
-            self._emit("assistant_message", step=step, content=reply.content, reasoning=reply.reasoning)
+            self._emit(
+                "assistant_message", AssistantMessage(step=step, content=reply.content, reasoning=reply.reasoning)
+            )
             conversation.add_assistant(reply, calls)
             if not calls:
                 conversation.add_user_note(NO_TOOL_CALL_NUDGE)
             for call in calls:
                 outcome = self._run_call(call, step)
                 if outcome.submitted:
-                    return "submitted", outcome.summary or "The agent submitted its work."
+                    return OutcomeReason.SUBMITTED, outcome.summary or "The agent submitted its work."
                 conversation.add_tool_result(call.call_id, outcome.output)
             if step < max_steps:
                 conversation.append_to_last(steps_left_note(max_steps - step))
-        return "step_limit", self._stop_message("step_limit")
+        return OutcomeReason.STEP_LIMIT, self._stop_message(OutcomeReason.STEP_LIMIT)
 
     def _ask(self, conversation: Conversation, step: int) -> ModelReply:
         for _ in range(MAX_CONTEXT_SHRINKS_PER_STEP + 1):
@@ -186,18 +205,20 @@ class _AgentRun:
                 log.info("step %d: %s; shortening the history", step, overflow)
                 if not conversation.shrink():
                     raise self._failure(
-                        "model_error", step, f"The conversation no longer fits the model's context window ({overflow})."
+                        OutcomeReason.MODEL_ERROR,
+                        step,
+                        f"The conversation no longer fits the model's context window ({overflow}).",
                     ) from None
                 continue
             self._record_usage(reply, step)
             return reply
         raise self._failure(
-            "model_error", step, "The conversation could not be made to fit the model's context window."
+            OutcomeReason.MODEL_ERROR, step, "The conversation could not be made to fit the model's context window."
         ) from None
 
     def _request(self, conversation: Conversation, step: int) -> ModelReply:
         def forward(item: tuple[str, str]) -> None:
-            self._emit(item[0], step=step, text=item[1])
+            self._emit(item[0], TextDelta(step=step, text=item[1]))
 
         def call(push: Any) -> ModelReply:
             return self._model.complete(
@@ -212,17 +233,19 @@ class _AgentRun:
             return run_in_worker(call, forward=forward, cancel=self._cancel, deadline=self._deadline)
         except ModelCancelled:
             self._check_stop()
-            raise Stopped("cancelled") from None
+            raise Stopped(OutcomeReason.CANCELLED) from None
         except ContextOverflowError:
             raise
         except ModelError as error:
-            raise self._failure("model_error", step, str(error)) from None
+            raise self._failure(OutcomeReason.MODEL_ERROR, step, str(error)) from None
         except Stopped:
             raise
         except Exception as error:  # a broken client must not crash the run
             log.exception("model client failed")
             raise self._failure(
-                "model_error", step, f"The model client failed unexpectedly: {type(error).__name__}: {error}"
+                OutcomeReason.MODEL_ERROR,
+                step,
+                f"The model client failed unexpectedly: {type(error).__name__}: {error}",
             ) from None
 
     def _run_call(self, call: ToolCallRequest, step: int) -> ToolOutcome:
@@ -231,7 +254,7 @@ class _AgentRun:
             problem = None
         except InvalidCall as invalid:
             arguments, problem = {"raw": call.arguments}, invalid
-        self._emit("tool_call", step=step, call_id=call.call_id, name=call.name, arguments=arguments)
+        self._emit("tool_call", ToolCall(step=step, call_id=call.call_id, name=call.name, arguments=arguments))
         try:
             if problem is not None:
                 raise problem
@@ -240,19 +263,21 @@ class _AgentRun:
             outcome = ToolOutcome(output=f"Error: {invalid}. The call was not run.", is_error=True)
         self._emit(
             "tool_result",
-            step=step,
-            call_id=call.call_id,
-            name=call.name,
-            output=outcome.output,
-            is_error=outcome.is_error,
-            exit_code=outcome.exit_code,
-            duration=round(outcome.duration, 4),
+            ToolResult(
+                step=step,
+                call_id=call.call_id,
+                name=call.name,
+                output=outcome.output,
+                is_error=outcome.is_error,
+                exit_code=outcome.exit_code,
+                duration=round(outcome.duration, 4),
+            ),
         )
         return outcome
 
     def _run_tool(self, call: ToolCallRequest, arguments: dict[str, Any], step: int) -> ToolOutcome:
         def forward(text: str) -> None:
-            self._emit("tool_output_delta", step=step, call_id=call.call_id, text=text)
+            self._emit("tool_output_delta", ToolOutputDelta(step=step, call_id=call.call_id, text=text))
 
         timeout = self._command_timeout()
         try:
@@ -264,7 +289,7 @@ class _AgentRun:
             )
         except SandboxFailure as failure:
             self._check_stop()  # stopping the sandbox is how a cancel interrupts a command
-            raise self._failure("sandbox_error", step, str(failure)) from None
+            raise self._failure(OutcomeReason.SANDBOX_ERROR, step, str(failure)) from None
 
     def _read_inbox(self, conversation: Conversation, step: int) -> None:
         if self._inbox is None:
@@ -276,27 +301,19 @@ class _AgentRun:
             return
         for message in arrived:
             conversation.add_user_note(person_message(message.author, message.text))
-            self._emit("person_message", step=step, author=message.author, text=message.text)
+            self._emit("person_message", PersonMessage(step=step, author=message.author, text=message.text))
 
     # --- limits and bookkeeping -----------------------------------------
 
     def _record_usage(self, reply: ModelReply, step: int) -> None:
-        usage = reply.usage
-        self._prompt_tokens += usage.prompt_tokens
-        self._completion_tokens += usage.completion_tokens
-        self._emit(
-            "usage",
-            step=step,
-            prompt_tokens=usage.prompt_tokens,
-            completion_tokens=usage.completion_tokens,
-            total_tokens=usage.total_tokens,
-            estimated=usage.estimated,
-        )
+        report = UsageReport.of_reply(step, reply.usage)
+        self._usage += report.run_usage()
+        self._emit("usage", report)
 
-    def _budget_spent(self) -> tuple[str, str] | None:
+    def _budget_spent(self) -> tuple[OutcomeReason, str] | None:
         """The run's own token budget, then the caller's: (reason, message) for the first used up."""
         if self._tokens_exhausted():
-            return "token_limit", self._stop_message("token_limit")
+            return OutcomeReason.TOKEN_LIMIT, self._stop_message(OutcomeReason.TOKEN_LIMIT)
         if self._over_budget is None:
             return None
         try:
@@ -304,11 +321,11 @@ class _AgentRun:
         except Exception:  # the caller's check failing must not end the run
             log.exception("the budget check failed; going on")
             return None
-        return None if message is None else ("budget_exhausted", message)
+        return None if message is None else (OutcomeReason.BUDGET_EXHAUSTED, message)
 
     def _tokens_exhausted(self) -> bool:
         budget = self._limits.max_tokens
-        return budget is not None and self._prompt_tokens + self._completion_tokens >= budget
+        return budget is not None and self._usage.total_tokens >= budget
 
     def _time_nearly_up(self) -> bool:
         if self._deadline is None or self._limits.max_wall_seconds is None:
@@ -323,28 +340,37 @@ class _AgentRun:
 
     def _check_stop(self) -> None:
         if self._cancel.is_set():
-            raise Stopped("cancelled")
+            raise Stopped(OutcomeReason.CANCELLED)
         if self._deadline is not None and time.monotonic() >= self._deadline:
-            raise Stopped("time_limit")
+            raise Stopped(OutcomeReason.TIME_LIMIT)
 
-    def _stop_message(self, reason: str) -> str:
+    def _stop_message(
+        self,
+        reason: Literal[
+            OutcomeReason.CANCELLED, OutcomeReason.TIME_LIMIT, OutcomeReason.STEP_LIMIT, OutcomeReason.TOKEN_LIMIT
+        ],
+    ) -> str:
         limits = self._limits
-        if reason == "cancelled":
-            return "The run was cancelled."
-        if reason == "time_limit":
-            return f"The run reached its time limit of {limits.max_wall_seconds or 0:g} s."
-        if reason == "step_limit":
-            return f"The run reached its limit of {limits.max_steps} steps without submitting."
-        if reason == "token_limit":
-            return f"The run used up its budget of {limits.max_tokens} tokens."
-        return reason
+        match reason:
+            case OutcomeReason.CANCELLED:
+                return "The run was cancelled."
+            case OutcomeReason.TIME_LIMIT:
+                return f"The run reached its time limit of {limits.max_wall_seconds or 0:g} s."
+            case OutcomeReason.STEP_LIMIT:
+                return f"The run reached its limit of {limits.max_steps} steps without submitting."
+            case OutcomeReason.TOKEN_LIMIT:
+                return f"The run used up its budget of {limits.max_tokens} tokens."
+            case _:
+                assert_never(reason)
 
-    def _failure(self, reason: str, step: int, message: str) -> _RunEnded:
+    def _failure(
+        self, reason: Literal[OutcomeReason.MODEL_ERROR, OutcomeReason.SANDBOX_ERROR], step: int, message: str
+    ) -> _RunEnded:
         """Report the error; the caller raises what this returns to end the run."""
-        self._emit("error", step=step, message=message)
+        self._emit("error", ErrorReport(step=step, message=message))
         return _RunEnded(reason, message)
 
-    def _emit(self, kind: str, **payload: Any) -> None:
+    def _emit(self, kind: str, payload: EventPayload) -> None:
         self._emit_event(AgentEvent(kind=kind, payload=payload))
 
 

@@ -11,7 +11,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from sandboxes.agent.events import AgentLimits, AgentOutcome, Emit
+from sandboxes.agent.events import AgentLimits, AgentOutcome, Emit, OutcomeReason
 from sandboxes.agent.model import ModelClient
 from sandboxes.agent.session import SandboxSession
 from sandboxes.container_spec import LABEL_OWNER, LABEL_RUN_ID
@@ -20,8 +20,9 @@ from sandboxes.runtime import CopyOutReport, SandboxProvider
 log = logging.getLogger(__name__)
 
 CLI_OWNER = "cli"
-FAILED_REASONS = frozenset({"model_error", "sandbox_error"})
-NO_COPY_REASONS = frozenset({"cancelled", "sandbox_error"})  # nothing to copy, or the person wants out
+FAILED_REASONS = frozenset({OutcomeReason.MODEL_ERROR, OutcomeReason.SANDBOX_ERROR})
+# Nothing to copy, or the person wants out.
+NO_COPY_REASONS = frozenset({OutcomeReason.CANCELLED, OutcomeReason.SANDBOX_ERROR})
 
 
 class InputError(ValueError):

@@ -12,7 +12,19 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from sandboxes.agent.events import AgentEvent
+from sandboxes.agent.events import (
+    AgentEvent,
+    AssistantMessage,
+    ErrorReport,
+    Finished,
+    OutcomeReason,
+    StepStarted,
+    TextDelta,
+    ToolCall,
+    ToolOutputDelta,
+    ToolResult,
+    UsageReport,
+)
 from sandboxes.agent.tool_schemas import EXECUTE_BASH, STR_REPLACE_EDITOR, SUBMIT
 
 Write = Callable[[str], None]
@@ -20,6 +32,8 @@ Paint = Callable[[str], str]
 
 MAX_COMMAND_LINES = 25  # a long heredoc is shown by its head
 MAX_RESULT_LINES = 30  # observations that did not stream (editor, errors)
+# Ends at a limit the run was given: a warning, not a failure.
+LIMIT_REASONS = frozenset({OutcomeReason.STEP_LIMIT, OutcomeReason.TOKEN_LIMIT, OutcomeReason.TIME_LIMIT})
 
 
 def _plain(text: str) -> str:
@@ -43,70 +57,88 @@ class TrajectoryPrinter:
         self._reasoning_streamed = False
 
     def __call__(self, event: AgentEvent) -> None:
-        handler = getattr(self, f"_on_{event.kind}", None)
-        if handler is not None:
-            handler(event.payload)
+        match event.payload:
+            case StepStarted() as started:
+                self._on_step_started(started)
+            case TextDelta() as delta if event.kind == "reasoning_delta":
+                self._on_reasoning_delta(delta)
+            case TextDelta() as delta:
+                self._on_assistant_delta(delta)
+            case AssistantMessage() as message:
+                self._on_assistant_message(message)
+            case ToolCall() as call:
+                self._on_tool_call(call)
+            case ToolOutputDelta() as output:
+                self._on_tool_output_delta(output)
+            case ToolResult() as result:
+                self._on_tool_result(result)
+            case UsageReport() as usage:
+                self._on_usage(usage)
+            case ErrorReport() as error:
+                self._on_error(error)
+            case Finished() as finished:
+                self._on_finished(finished)
 
     # --- events -----------------------------------------------------------
 
-    def _on_step_started(self, payload: dict[str, Any]) -> None:
+    def _on_step_started(self, payload: StepStarted) -> None:
         self._text_streamed = self._reasoning_streamed = False
         self._line("")
-        self._line(self._heading(f"── step {payload['step']} · {payload['remaining']} left ──"))
+        self._line(self._heading(f"── step {payload.step} · {payload.remaining} left ──"))
 
-    def _on_reasoning_delta(self, payload: dict[str, Any]) -> None:
+    def _on_reasoning_delta(self, payload: TextDelta) -> None:
         if not self._reasoning_streamed:
             self._reasoning_streamed = True
             self._stream(self._dim("(thinking) "))
-        self._stream(self._dim(payload["text"]))
+        self._stream(self._dim(payload.text))
 
-    def _on_assistant_delta(self, payload: dict[str, Any]) -> None:
+    def _on_assistant_delta(self, payload: TextDelta) -> None:
         if not self._text_streamed:
             self._text_streamed = True
             self._end_line()
-        self._stream(payload["text"])
+        self._stream(payload.text)
 
-    def _on_assistant_message(self, payload: dict[str, Any]) -> None:
-        content = (payload.get("content") or "").strip()
+    def _on_assistant_message(self, payload: AssistantMessage) -> None:
+        content = (payload.content or "").strip()
         if content and not self._text_streamed:
             self._line(content)
         self._end_line()
 
-    def _on_tool_call(self, payload: dict[str, Any]) -> None:
+    def _on_tool_call(self, payload: ToolCall) -> None:
         self._end_line()
-        self._line(self._command(describe_call(payload["name"], payload.get("arguments") or {})))
+        self._line(self._command(describe_call(payload.name, payload.arguments)))
 
-    def _on_tool_output_delta(self, payload: dict[str, Any]) -> None:
-        self._streamed_calls.add(payload["call_id"])
-        self._stream(payload["text"])
+    def _on_tool_output_delta(self, payload: ToolOutputDelta) -> None:
+        self._streamed_calls.add(payload.call_id)
+        self._stream(payload.text)
 
-    def _on_tool_result(self, payload: dict[str, Any]) -> None:
+    def _on_tool_result(self, payload: ToolResult) -> None:
         self._end_line()
-        streamed = payload["call_id"] in self._streamed_calls
-        output = str(payload.get("output") or "")
-        if payload["name"] == SUBMIT:
+        streamed = payload.call_id in self._streamed_calls
+        if payload.name == SUBMIT:
             return
-        if not streamed and output.strip():
-            self._line(_head(output, MAX_RESULT_LINES))
-        status = _status(payload)
-        paint = self._error if payload.get("is_error") else self._dim
-        self._line(paint(f"[{status} · {payload.get('duration', 0):.2f} s]"))
+        if not streamed and payload.output.strip():
+            self._line(_head(payload.output, MAX_RESULT_LINES))
+        paint = self._error if payload.is_error else self._dim
+        self._line(paint(f"[{_status(payload)} · {payload.duration:.2f} s]"))
 
-    def _on_usage(self, payload: dict[str, Any]) -> None:
+    def _on_usage(self, payload: UsageReport) -> None:
         self._end_line()
-        estimated = " (estimated)" if payload.get("estimated") else ""
-        self._line(self._dim(f"tokens: {payload['prompt_tokens']} in · {payload['completion_tokens']} out{estimated}"))
+        estimated = " (estimated)" if payload.estimated else ""
+        self._line(self._dim(f"tokens: {payload.prompt_tokens} in · {payload.completion_tokens} out{estimated}"))
 
-    def _on_error(self, payload: dict[str, Any]) -> None:
+    def _on_error(self, payload: ErrorReport) -> None:
         self._end_line()
-        self._line(self._error(f"error: {payload['message']}"))
+        self._line(self._error(f"error: {payload.message}"))
 
-    def _on_finished(self, payload: dict[str, Any]) -> None:
+    def _on_finished(self, payload: Finished) -> None:
         self._end_line()
-        reason = payload["reason"]
-        paint = self._ok if reason == "submitted" else self._warn if reason.endswith("_limit") else self._error
+        reason = payload.reason
+        paint = (
+            self._ok if reason is OutcomeReason.SUBMITTED else self._warn if reason in LIMIT_REASONS else self._error
+        )
         self._line("")
-        self._line(paint(f"finished: {reason} after {payload['steps']} step(s) — {payload['message']}"))
+        self._line(paint(f"finished: {reason} after {payload.steps} step(s) — {payload.message}"))
 
     # --- writing ------------------------------------------------------------
 
@@ -143,10 +175,10 @@ def describe_call(name: str, arguments: dict[str, Any]) -> str:
     return f"→ {name} {json.dumps(arguments, ensure_ascii=False)[:300]}"
 
 
-def _status(payload: dict[str, Any]) -> str:
-    if payload["name"] != EXECUTE_BASH:
-        return "error" if payload.get("is_error") else "ok"
-    code = payload.get("exit_code")
+def _status(payload: ToolResult) -> str:
+    if payload.name != EXECUTE_BASH:
+        return "error" if payload.is_error else "ok"
+    code = payload.exit_code
     return "no exit code" if code is None else f"exit {code}"
 
 

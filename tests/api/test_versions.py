@@ -33,7 +33,7 @@ def first_version(team: Team, **fields: Any) -> Run:
     )
 
 
-def finish(run_id: int, status: str = RunStatus.SUCCEEDED) -> None:
+def finish(run_id: int, status: RunStatus = RunStatus.SUCCEEDED) -> None:
     Run.objects.filter(pk=run_id, status=RunStatus.QUEUED).update(status=RunStatus.RUNNING)
     assert run_finish(run_id=run_id, status=status, reason="The agent submitted its work.")
 

@@ -23,7 +23,8 @@ class Recorder:
         return [event.kind for event in self.events]
 
     def of(self, kind: str) -> list[dict[str, Any]]:
-        return [event.payload for event in self.events if event.kind == kind]
+        """The payloads of `kind`, as they are stored."""
+        return [event.payload.model_dump(mode="json") for event in self.events if event.kind == kind]
 
 
 def client_for(server: ScriptedModel, **options: Any) -> ModelClient:

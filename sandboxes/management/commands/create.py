@@ -25,6 +25,7 @@ from sandboxes.agent import (
     DEMO_MODEL_NAME,
     AgentLimits,
     ModelClient,
+    OutcomeReason,
     demo_model_client,
     model_client_for,
 )
@@ -146,9 +147,9 @@ class Command(BaseCommand):
         self.stdout.flush()
 
     def _report(self, result: OneShotResult, output_dir: Path) -> None:
-        outcome = result.outcome
+        outcome, usage = result.outcome, result.outcome.usage
         self.stdout.write(
-            f"Tokens: {outcome.prompt_tokens} prompt + {outcome.completion_tokens} completion, {outcome.steps} step(s)."
+            f"Tokens: {usage.prompt_tokens} prompt + {usage.completion_tokens} completion, {usage.steps} step(s)."
         )
         copied = result.copied
         if copied is not None:
@@ -163,7 +164,7 @@ class Command(BaseCommand):
                 self.stdout.write(self.style.WARNING("  the copy stopped at the size or file-count limit"))
         elif result.copy_error:
             self.stdout.write(self.style.WARNING(f"No files were copied: {result.copy_error}"))
-        if outcome.reason == "cancelled":
+        if outcome.reason is OutcomeReason.CANCELLED:
             raise CommandError("Cancelled; the sandbox was removed.", returncode=CANCELLED_EXIT_STATUS)
         if outcome.reason in FAILED_REASONS:
             raise CommandError(f"The run failed ({outcome.reason}): {outcome.message}")

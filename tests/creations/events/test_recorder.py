@@ -14,6 +14,7 @@ from django.db import connection
 from creations.events.store import EventRecorder, store_events
 from creations.models import Run, RunEvent, RunStatus
 from creations.runs.state import run_finish
+from sandboxes.agent.events import StepStarted, TextDelta, ToolCall, ToolOutputDelta, ToolResult
 from tests.support.factories import make_run
 from tests.support.fixtures.accounts import Team
 
@@ -38,9 +39,9 @@ def test_events_get_gapless_seqs_in_the_order_they_happened(team: Team) -> None:
     run = _running(team)
     recorder = EventRecorder(run.pk)
     for step in range(1, 6):
-        recorder.record("step_started", {"step": step, "remaining": 5 - step})
+        recorder.record("step_started", StepStarted(step=step, remaining=5 - step))
         recorder.record(
-            "tool_call", {"step": step, "call_id": f"c{step}", "name": "execute_bash", "arguments": {"command": "ls"}}
+            "tool_call", ToolCall(step=step, call_id=f"c{step}", name="execute_bash", arguments={"command": "ls"})
         )
     recorder.close()
     events = _events(run)
@@ -55,8 +56,8 @@ def test_a_flood_of_output_pieces_makes_few_rows_and_keeps_every_byte(team: Team
     recorder = EventRecorder(run.pk, coalesce_seconds=10, coalesce_bytes=8192)
     pieces = [f"line {i:05d}\n" for i in range(5000)]  # 55 KB in 5000 pieces
     for piece in pieces:
-        recorder.record("tool_output_delta", {"step": 1, "call_id": "c1", "text": piece})
-    recorder.record("tool_result", _result("ok"))
+        recorder.record("tool_output_delta", ToolOutputDelta(step=1, call_id="c1", text=piece))
+    recorder.record("tool_result", ToolResult(**_result("ok")))
     recorder.close()
     deltas = [e for e in _events(run) if e.kind == "tool_output_delta"]
     assert len(deltas) <= 8
@@ -68,7 +69,7 @@ def test_a_flood_of_output_pieces_makes_few_rows_and_keeps_every_byte(team: Team
 def test_pending_output_is_stored_without_waiting_for_the_next_event(team: Team) -> None:
     run = _running(team)
     recorder = EventRecorder(run.pk, coalesce_seconds=0.05)
-    recorder.record("tool_output_delta", {"step": 1, "call_id": "c1", "text": "compiling…\n"})
+    recorder.record("tool_output_delta", ToolOutputDelta(step=1, call_id="c1", text="compiling…\n"))
     deadline = time.monotonic() + 10
     while not RunEvent.objects.filter(run=run).exists() and time.monotonic() < deadline:
         time.sleep(0.02)
@@ -80,10 +81,10 @@ def test_pending_output_is_stored_without_waiting_for_the_next_event(team: Team)
 def test_pieces_of_different_streams_are_not_merged(team: Team) -> None:
     run = _running(team)
     recorder = EventRecorder(run.pk, coalesce_seconds=10)
-    recorder.record("assistant_delta", {"step": 1, "text": "Let me "})
-    recorder.record("assistant_delta", {"step": 1, "text": "look."})
-    recorder.record("tool_output_delta", {"step": 1, "call_id": "a", "text": "A"})
-    recorder.record("tool_output_delta", {"step": 1, "call_id": "b", "text": "B"})
+    recorder.record("assistant_delta", TextDelta(step=1, text="Let me "))
+    recorder.record("assistant_delta", TextDelta(step=1, text="look."))
+    recorder.record("tool_output_delta", ToolOutputDelta(step=1, call_id="a", text="A"))
+    recorder.record("tool_output_delta", ToolOutputDelta(step=1, call_id="b", text="B"))
     recorder.close()
     assert [(e.kind, e.payload["text"]) for e in _events(run)] == [
         ("assistant_delta", "Let me look."),
@@ -114,8 +115,8 @@ def test_live_output_past_the_per_command_cap_is_left_out_and_said_so(team: Team
     run = _running(team)
     recorder = EventRecorder(run.pk, coalesce_seconds=10, stream_max_per_call=10_000)
     for _ in range(100):
-        recorder.record("tool_output_delta", {"step": 1, "call_id": "c1", "text": "x" * 1000})
-    recorder.record("tool_result", _result("(truncated)"))
+        recorder.record("tool_output_delta", ToolOutputDelta(step=1, call_id="c1", text="x" * 1000))
+    recorder.record("tool_result", ToolResult(**_result("(truncated)")))
     recorder.close()
     events = _events(run)
     streamed = "".join(e.payload["text"] for e in events if e.kind == "tool_output_delta")
@@ -130,9 +131,9 @@ def test_a_run_that_streams_past_its_whole_run_cap_stores_no_more_live_text_and_
     recorder = EventRecorder(run.pk, coalesce_seconds=10, stream_max_per_call=50_000, stream_max_per_run=30_000)
     for call in range(10):
         for _ in range(10):
-            recorder.record("tool_output_delta", {"step": call + 1, "call_id": f"c{call}", "text": "y" * 1000})
-        recorder.record("tool_result", _result("(the model's view)", step=call + 1, call_id=f"c{call}"))
-    recorder.record("assistant_delta", {"step": 11, "text": "z" * 5000})
+            recorder.record("tool_output_delta", ToolOutputDelta(step=call + 1, call_id=f"c{call}", text="y" * 1000))
+        recorder.record("tool_result", ToolResult(**_result("(the model's view)", step=call + 1, call_id=f"c{call}")))
+    recorder.record("assistant_delta", TextDelta(step=11, text="z" * 5000))
     recorder.close()
     events = _events(run)
     live = "".join(e.payload["text"] for e in events if e.kind in ("tool_output_delta", "assistant_delta"))
@@ -151,9 +152,9 @@ def test_a_run_that_streams_past_its_whole_run_cap_stores_no_more_live_text_and_
 def test_nothing_is_appended_after_the_final_event(team: Team) -> None:
     run = _running(team)
     recorder = EventRecorder(run.pk)
-    recorder.record("step_started", {"step": 1, "remaining": 9})
+    recorder.record("step_started", StepStarted(step=1, remaining=9))
     assert run_finish(run_id=run.pk, status=RunStatus.FAILED, reason="worker lost")
-    recorder.record("step_started", {"step": 2, "remaining": 8})
+    recorder.record("step_started", StepStarted(step=2, remaining=8))
     recorder.close()
     events = _events(run)
     assert [e.kind for e in events] == ["step_started", "status"]

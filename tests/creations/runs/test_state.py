@@ -9,6 +9,7 @@ from django.db import connection
 
 from creations.models import RunEvent, RunStatus
 from creations.runs.state import run_finish, run_mark_running, run_mark_starting
+from sandboxes.agent.usage import RunUsage
 from tests.support.factories import make_run
 from tests.support.fixtures.accounts import Team
 
@@ -38,7 +39,7 @@ def test_each_status_change_is_an_event(team: Team) -> None:
     run = make_run(team)
     run_mark_starting(run_id=run.pk, worker="w1")
     run_mark_running(run_id=run.pk, sandbox_id="abc")
-    run_finish(run_id=run.pk, status=RunStatus.SUCCEEDED, reason="Submitted.", usage={"steps": 3})
+    run_finish(run_id=run.pk, status=RunStatus.SUCCEEDED, reason="Submitted.", usage=RunUsage(steps=3))
     statuses = [(e.seq, e.payload["status"], e.payload["final"]) for e in RunEvent.objects.filter(run=run)]
     assert statuses == [(1, "starting", False), (2, "running", False), (3, "succeeded", True)]
     final = RunEvent.objects.get(run=run, seq=3)
@@ -70,7 +71,7 @@ def test_racing_finishers_produce_one_final_status_and_one_final_event(team: Tea
     results: list[bool] = []
     barrier = threading.Barrier(6)
 
-    def finish(status: str) -> None:
+    def finish(status: RunStatus) -> None:
         barrier.wait()
         try:
             results.append(run_finish(run_id=run.pk, status=status, reason=status))
@@ -97,8 +98,9 @@ def test_an_ended_run_is_written_to_the_usage_ledger_once(team: Team) -> None:
 
     run = make_run(team)
     run_mark_starting(run_id=run.pk, worker="w1")
-    run_add_usage(run_id=run.pk, prompt_tokens=1200, completion_tokens=300, steps=3)
-    usage = {"sandbox_seconds": 42.5, "output_bytes": 2048}
+    live = RunUsage(steps=3, prompt_tokens=1200, completion_tokens=300)
+    run_add_usage(run_id=run.pk, usage=live)
+    usage = live + RunUsage(sandbox_seconds=42.5, output_bytes=2048)  # the worker's count as the run ends
 
     assert run_finish(run_id=run.pk, status=RunStatus.SUCCEEDED, reason="done", usage=usage)
     assert not run_finish(run_id=run.pk, status=RunStatus.FAILED, reason="again", usage=usage)

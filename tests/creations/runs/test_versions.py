@@ -41,7 +41,7 @@ def endpoint(team: Team) -> ModelEndpoint:
     )
 
 
-def _finished(run: Run, status: str = RunStatus.SUCCEEDED, summary: str = "") -> Run:
+def _finished(run: Run, status: RunStatus = RunStatus.SUCCEEDED, summary: str = "") -> Run:
     Run.objects.filter(pk=run.pk).update(status=RunStatus.RUNNING)
     assert run_finish(run_id=run.pk, status=status, reason="ended", summary=summary)
     run.refresh_from_db()

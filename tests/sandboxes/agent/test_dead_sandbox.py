@@ -11,6 +11,7 @@ import pytest
 
 from devstack.scripted_model import ScriptedModel, bash, submit
 from sandboxes.agent import AgentEvent
+from sandboxes.agent.events import ToolOutputDelta
 from tests.support.agent import Recorder, client_for, run
 from tests.support.fixtures.sandbox import TEST_LABELS
 
@@ -31,7 +32,7 @@ class KillOnFirstCommand(Recorder):
 
     def __call__(self, event: AgentEvent) -> None:
         super().__call__(event)
-        if event.kind == "tool_output_delta" and "started" in event.payload["text"]:
+        if isinstance(event.payload, ToolOutputDelta) and "started" in event.payload.text:
             threading.Thread(target=docker.from_env().api.kill, args=(self._container_id,), daemon=True).start()
 
 
@@ -84,7 +85,7 @@ def test_cancelling_a_run_whose_sandbox_is_then_stopped_reads_as_cancelled(
     class CancelThenStop(Recorder):
         def __call__(self, event: AgentEvent) -> None:
             super().__call__(event)
-            if event.kind == "tool_output_delta" and "started" in event.payload["text"]:
+            if isinstance(event.payload, ToolOutputDelta) and "started" in event.payload.text:
                 cancel.set()
                 threading.Thread(target=sandbox.stop, daemon=True).start()
 

@@ -39,7 +39,7 @@ def _replay(sandbox: Any, brief: str, *, instruction: str | None, input_files: l
     assert outcome.reason == "submitted", recorder.of("tool_result")
     assert not [r for r in recorder.of("tool_result") if r["is_error"]], recorder.of("tool_result")
     for event in recorder.events:
-        AGENT_EVENT_PAYLOADS[event.kind].model_validate(event.payload)
+        AGENT_EVENT_PAYLOADS[event.kind].model_validate(event.payload.model_dump())
     return recorder
 
 

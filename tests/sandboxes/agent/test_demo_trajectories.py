@@ -38,7 +38,7 @@ def _make(kind: str, sandbox: Any, tmp_path: Path) -> tuple[Path, Recorder]:
     assert outcome.reason == "submitted", recorder.of("tool_result")
     assert not [r for r in recorder.of("tool_result") if r["is_error"]], recorder.of("tool_result")
     for event in recorder.events:  # every event holds to its kind's schema (undeclared fields, types)
-        AGENT_EVENT_PAYLOADS[event.kind].model_validate(event.payload)
+        AGENT_EVENT_PAYLOADS[event.kind].model_validate(event.payload.model_dump())
     report = sandbox.copy_out(tmp_path / "out")
     assert not report.rejected
     return tmp_path / "out", recorder

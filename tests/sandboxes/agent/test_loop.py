@@ -19,7 +19,7 @@ def test_it_runs_the_commands_and_ends_when_the_model_submits(scripted_model: Sc
 
     assert outcome.reason == "submitted"
     assert outcome.message == "made it"
-    assert outcome.steps == 2
+    assert outcome.usage.steps == 2
     assert sandbox.commands == ["echo hi"]
     assert events.kinds()[-1] == "finished"
     assert events.of("finished")[0] == {"reason": "submitted", "steps": 2, "message": "made it"}
@@ -102,7 +102,7 @@ def test_a_reply_without_a_tool_call_is_nudged_and_counts_as_a_step(scripted_mod
     outcome, events = run(FakeSandbox(), client_for(scripted_model))
 
     assert outcome.reason == "submitted"
-    assert outcome.steps == 2
+    assert outcome.usage.steps == 2
     nudge = scripted_model.chat_requests()[1].messages[-1]
     assert nudge["role"] == "user"
     assert "without calling a tool" in nudge["content"]
@@ -115,7 +115,7 @@ def test_the_step_limit_ends_the_run_after_telling_the_model_to_submit(scripted_
     outcome, events = run(FakeSandbox(), client_for(scripted_model), max_steps=3)
 
     assert outcome.reason == "step_limit"
-    assert outcome.steps == 3
+    assert outcome.usage.steps == 3
     assert len(scripted_model.chat_requests()) == 3
     assert [e["remaining"] for e in events.of("step_started")] == [2, 1, 0]
     last_request = scripted_model.chat_requests()[2].messages
@@ -297,7 +297,7 @@ def test_usage_is_recorded_per_call_and_estimated_when_the_endpoint_omits_it(scr
     }
     assert estimated["estimated"] is True
     assert estimated["prompt_tokens"] > 0
-    assert outcome.prompt_tokens == 100 + estimated["prompt_tokens"]
+    assert outcome.usage.prompt_tokens == 100 + estimated["prompt_tokens"]
 
 
 def test_a_context_overflow_shortens_old_observations_and_goes_on(scripted_model: ScriptedModel) -> None:

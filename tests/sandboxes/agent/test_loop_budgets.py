@@ -19,7 +19,7 @@ def test_the_token_budget_gets_one_last_step_then_ends_the_run(scripted_model: S
     outcome, _ = run(FakeSandbox(), client_for(scripted_model), max_tokens=500)
 
     assert outcome.reason == "token_limit"
-    assert outcome.steps == 2
+    assert outcome.usage.steps == 2
     assert "token budget" in scripted_model.chat_requests()[1].messages[-1]["content"]
 
 
@@ -36,7 +36,8 @@ def test_a_spent_outside_budget_asks_for_a_submit_then_ends_the_run_with_its_mes
 
     outcome, events = run(FakeSandbox(), client_for(scripted_model), over_budget=over_budget)
 
-    assert (outcome.reason, outcome.message, outcome.steps) == ("budget_exhausted", "The team's month is spent.", 2)
+    assert (outcome.reason, outcome.message) == ("budget_exhausted", "The team's month is spent.")
+    assert outcome.usage.steps == 2
     assert len(asked) == 3  # once before each step, and once more to end it
     requests = scripted_model.chat_requests()
     assert len(requests) == 2
