@@ -45,9 +45,14 @@ def test_a_worker_that_starts_again_removes_what_its_host_left_and_nothing_else(
     run_stack: AtelierServer, sandbox_image: str, settings: Any
 ) -> None:
     settings.SANDBOX_HOST_ID = run_stack.host_id
-    left_behind = start_sandbox({"atelier.run_id": A_RUN_THAT_NEVER_WAS}, name="atelier-run-left-behind-1f")
+    # Names of this stack's own: a session stopped before its clean-up cannot keep the next one from starting.
+    left_behind = start_sandbox(
+        {"atelier.run_id": A_RUN_THAT_NEVER_WAS}, name=f"atelier-run-left-behind-{run_stack.host_id}"
+    )
     settings.SANDBOX_HOST_ID = f"{run_stack.host_id}-elsewhere"
-    another_hosts = start_sandbox({"atelier.run_id": A_RUN_THAT_NEVER_WAS}, name="atelier-run-elsewhere-1g")
+    another_hosts = start_sandbox(
+        {"atelier.run_id": A_RUN_THAT_NEVER_WAS}, name=f"atelier-run-elsewhere-{run_stack.host_id}"
+    )
     try:
         run_stack.kill_worker()  # as a host going down would
         run_stack.start_worker()  # and coming back
