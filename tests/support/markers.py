@@ -31,6 +31,13 @@ STARTED_BY = {
     "start_stack": "stack",
     "browser": "browser",
 }
+# Session fixtures that are slow to start, or that no two sessions may build at once: under
+# `pytest-xdist --dist loadgroup` (the rest of `make test`) every test using one runs in the same worker,
+# which starts it once.
+SHARED_BY = {
+    "second_engine": "second-engine",  # a dockerd; a second session pays ~40 s loading the image into it
+    "platform_images": "platform-images",  # the production images, built under one tag
+}
 HOW = {
     "docker": "ask for the `sandbox_image` fixture (or one built on it: `sandbox`, `sandbox_provider`, ...)",
     "stack": "ask for the `start_stack` fixture (or one built on it: `atelier_server`, `run_stack`, ...)",
@@ -40,11 +47,14 @@ HOW = {
 _running: pytest.Item | None = None  # the test being set up, run or torn down
 
 
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         used = set(getattr(item, "fixturenames", ()))
         for marker in sorted({STARTED_BY[name] for name in used & STARTED_BY.keys()}):
             item.add_marker(marker)
+        for group in sorted({SHARED_BY[name] for name in used & SHARED_BY.keys()}):
+            item.add_marker(pytest.mark.xdist_group(group))
 
 
 def is_marked(item: pytest.Item, marker: str) -> bool:

@@ -3,6 +3,7 @@ the run."""
 
 import threading
 from typing import Any
+from uuid import uuid4
 
 import docker
 import pytest
@@ -10,6 +11,7 @@ from PIL import Image
 
 from creations.artifacts.display import artifact_displays
 from creations.models import Artifact
+from sandboxes.docker_runtime import LABEL_HOST
 from sandboxes.offline import LABEL_PURPOSE
 from tests.support.artifacts import Output, add_artifact, finished_run
 from tests.support.fixtures.accounts import Team
@@ -90,13 +92,16 @@ def test_html_screenshots_cannot_reach_the_network(team: Team) -> None:
 
 
 def test_previews_are_drawn_in_a_gvisor_sandbox_without_network(team: Team, settings: Any) -> None:
+    # This test's sandboxes carry a host id of their own: another suite's previews are not ours to see.
+    settings.SANDBOX_HOST_ID = f"previews-{uuid4().hex[:12]}"
+    mine = {"label": [f"{LABEL_PURPOSE}=preview", f"{LABEL_HOST}={settings.SANDBOX_HOST_ID}"]}
     seen: list[dict[str, Any]] = []
     stop = threading.Event()
     client = docker.from_env()
 
     def watch() -> None:
         while not stop.is_set() and not seen:
-            for container in client.containers.list(filters={"label": f"{LABEL_PURPOSE}=preview"}):
+            for container in client.containers.list(filters=mine):
                 seen.append(container.attrs["HostConfig"])
             stop.wait(0.05)
 
@@ -111,7 +116,7 @@ def test_previews_are_drawn_in_a_gvisor_sandbox_without_network(team: Team, sett
     assert seen[0]["NetworkMode"] == "none"
     assert seen[0]["Runtime"] == settings.SANDBOX_RUNTIME == "runsc"
     assert seen[0]["ReadonlyRootfs"] is True
-    assert client.containers.list(filters={"label": f"{LABEL_PURPOSE}=preview"}) == []  # and it is gone
+    assert client.containers.list(all=True, filters=mine) == []  # and it is gone
 
 
 def test_garbage_gets_no_preview_and_no_error(team: Team) -> None:
