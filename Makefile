@@ -66,14 +66,18 @@ typecheck: venv
 pytest: venv
 	DATABASE_URL=$(TEST_DATABASE_URL) $(VENV)/bin/pytest $(PYTEST_ARGS)
 
-# The suite in two parts, each printing its 30 slowest tests: the fast tests in parallel, then those that
-# start gVisor, a stack or Chromium one at a time (they share the session's stack, and their timings
-# assume the machine is theirs).
+# The suite in parts, each printing its 30 slowest tests: the fast tests in parallel; then those that start
+# gVisor, a stack or Chromium, two at a time (each worker with a stack, a database and ids of its own:
+# tests/support/fixtures/workers.py; tests sharing a slow session fixture on one worker); then the few
+# whose assertions are about time on this machine (marked `alone`), one at a time.
+REST_WORKERS ?= 2
 pytest-fast: venv
 	DATABASE_URL=$(TEST_DATABASE_URL) $(VENV)/bin/pytest -n $(TEST_WORKERS) -m "$(FAST_TESTS)" --durations=30 $(PYTEST_ARGS)
 
 pytest-rest: venv
-	DATABASE_URL=$(TEST_DATABASE_URL) $(VENV)/bin/pytest -m "not ($(FAST_TESTS))" --durations=30 $(PYTEST_ARGS)
+	DATABASE_URL=$(TEST_DATABASE_URL) $(VENV)/bin/pytest -n $(REST_WORKERS) --dist loadgroup \
+		-m "not ($(FAST_TESTS)) and not alone" --durations=30 $(PYTEST_ARGS)
+	DATABASE_URL=$(TEST_DATABASE_URL) $(VENV)/bin/pytest -m "not ($(FAST_TESTS)) and alone" --durations=10 $(PYTEST_ARGS)
 
 test: venv system-test sandbox-image lint typecheck pytest-fast pytest-rest
 

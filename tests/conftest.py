@@ -8,6 +8,7 @@ import pytest
 
 from devstack.databases import disconnect_others
 from tests.support import IN_CI
+from tests.support.fixtures.workers import number_rows_for_worker, worker_number
 
 pytest_plugins = [
     "tests.support.markers",  # docker, stack and browser markers from the fixtures a test uses
@@ -25,10 +26,14 @@ pytest_plugins = [
 
 
 @pytest.fixture(scope="session")
-def django_db_setup(django_db_setup: None, django_db_blocker: Any) -> Iterator[None]:
+def django_db_setup(django_db_setup: None, django_db_blocker: Any, request: pytest.FixtureRequest) -> Iterator[None]:
     """pytest-django's test database, whose teardown cannot drop it while
     connections of other threads (Channels' sync-to-async pool, agent threads)
-    are still open: end those first."""
+    are still open: end those first. Under pytest-xdist, numbered from a block of the worker's own."""
+    number = worker_number(request.config)
+    if number is not None:
+        with django_db_blocker.unblock():
+            number_rows_for_worker(number)
     yield
     from django.db import connection
 

@@ -72,6 +72,7 @@ def _heartbeat_gaps(run_id: int, stop: threading.Event, gaps: list[float]) -> No
         connection.close()
 
 
+@pytest.mark.alone  # the calm run's heartbeat gaps are measured against the reaper's clock
 def test_a_hostile_run_cannot_stall_another_run_in_the_same_worker(
     run_stack: AtelierServer, sandbox_image: str, team: Team, scripted_model: ScriptedModel, settings: Any
 ) -> None:
