@@ -11,7 +11,7 @@ from PIL import Image
 
 from creations.artifacts.display import artifact_displays
 from creations.models import Artifact
-from sandboxes.docker_runtime import LABEL_HOST
+from sandboxes.container_spec import LABEL_HOST
 from sandboxes.offline import LABEL_PURPOSE
 from tests.support.artifacts import Output, add_artifact, finished_run
 from tests.support.fixtures.accounts import Team
