@@ -94,7 +94,9 @@ def test_html_screenshots_cannot_reach_the_network(team: Team) -> None:
 def test_previews_are_drawn_in_a_gvisor_sandbox_without_network(team: Team, settings: Any) -> None:
     # This test's sandboxes carry a host id of their own: another suite's previews are not ours to see.
     settings.SANDBOX_HOST_ID = f"previews-{uuid4().hex[:12]}"
-    mine = {"label": [f"{LABEL_PURPOSE}=preview", f"{LABEL_HOST}={settings.SANDBOX_HOST_ID}"]}
+    mine: dict[str, str | list[str] | bool] = {
+        "label": [f"{LABEL_PURPOSE}=preview", f"{LABEL_HOST}={settings.SANDBOX_HOST_ID}"]
+    }
     seen: list[dict[str, Any]] = []
     stop = threading.Event()
     client = docker.from_env()
