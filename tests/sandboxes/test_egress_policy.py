@@ -44,7 +44,8 @@ from sandboxes.network import (
 )
 from tests.support import has_executable, require
 
-pytestmark = pytest.mark.timeout(240)
+# Its labs take fixed addresses and host routes of this machine: under `make test` they run on one worker.
+pytestmark = [pytest.mark.timeout(240), pytest.mark.xdist_group("host-routes")]
 
 AZURE_WIRESERVER = "168.63.129.16"
 AWS_METADATA_V6 = "fd00:ec2::254"

@@ -19,7 +19,8 @@ from django.conf import settings
 
 from tests.support import has_executable, require
 
-pytestmark = pytest.mark.timeout(180)
+# Its labs take fixed addresses and host routes of this machine: under `make test` they run on one worker.
+pytestmark = [pytest.mark.timeout(180), pytest.mark.xdist_group("host-routes")]
 
 # (host side, listener side) of a /30 made for the test. The link-local pair
 # stands for the cloud metadata address (169.254.169.254), in the same

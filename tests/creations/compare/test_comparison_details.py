@@ -1,6 +1,8 @@
 """What changed within a changed file, worked out in a gVisor preview sandbox with no network."""
 
 import io
+from typing import Any
+from uuid import uuid4
 
 import docker
 import pytest
@@ -10,6 +12,7 @@ from PIL import Image
 from creations.compare.results import Detail, DetailState, Failed, LineDiff, MediaFacts, PixelDiff
 from creations.compare.selectors import run_comparison
 from creations.compare.services import comparison_compute
+from sandboxes.container_spec import LABEL_HOST
 from sandboxes.offline import LABEL_PURPOSE
 from tests.support.artifacts import Output
 from tests.support.comparisons import _comparisons_forgotten, poster_png, text_lines, two_versions  # noqa: F401
@@ -88,7 +91,9 @@ def test_audio_versions_get_their_durations_side_by_side(team: Team) -> None:
     assert older.sample_rate == 22050
 
 
-def test_details_are_made_once_in_a_sandbox_without_network(team: Team) -> None:
+def test_details_are_made_once_in_a_sandbox_without_network(team: Team, settings: Any) -> None:
+    # This test's sandboxes carry a host id of their own: another suite's comparisons are not ours to see.
+    settings.SANDBOX_HOST_ID = f"compare-{uuid4().hex[:12]}"
     run_a, run_b = two_versions(
         workspace=team.workspace,
         author=team.owner,
@@ -99,7 +104,10 @@ def test_details_are_made_once_in_a_sandbox_without_network(team: Team) -> None:
     assert comparison_compute(run_a_id=run_a.pk, run_b_id=run_b.pk) == 1
     assert comparison_compute(run_a_id=run_a.pk, run_b_id=run_b.pk) == 0  # kept: no second sandbox
     assert not run_comparison(run_a=run_a, run_b=run_b, user=team.owner).pending
-    assert docker.from_env().containers.list(filters={"label": f"{LABEL_PURPOSE}=compare"}) == []
+    mine: dict[str, str | list[str] | bool] = {
+        "label": [f"{LABEL_PURPOSE}=compare", f"{LABEL_HOST}={settings.SANDBOX_HOST_ID}"]
+    }
+    assert docker.from_env().containers.list(all=True, filters=mine) == []
 
 
 def test_vector_images_are_drawn_before_their_pixels_are_compared(team: Team) -> None:
