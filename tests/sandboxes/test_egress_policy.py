@@ -44,8 +44,9 @@ from sandboxes.network import (
 )
 from tests.support import has_executable, require
 
-# Its labs take fixed addresses and host routes of this machine: under `make test` they run on one worker.
-pytestmark = [pytest.mark.timeout(240), pytest.mark.xdist_group("host-routes")]
+# Its labs take fixed addresses, host routes and firewall rules of this machine: under `make test` they run
+# on one worker, with the second engine's tests (tests/support/markers.py).
+pytestmark = [pytest.mark.timeout(240), pytest.mark.xdist_group("host-network")]
 
 AZURE_WIRESERVER = "168.63.129.16"
 AWS_METADATA_V6 = "fd00:ec2::254"

@@ -19,8 +19,9 @@ from django.conf import settings
 
 from tests.support import has_executable, require
 
-# Its labs take fixed addresses and host routes of this machine: under `make test` they run on one worker.
-pytestmark = [pytest.mark.timeout(180), pytest.mark.xdist_group("host-routes")]
+# Its labs take fixed addresses, host routes and firewall rules of this machine: under `make test` they run
+# on one worker, with the second engine's tests (tests/support/markers.py).
+pytestmark = [pytest.mark.timeout(180), pytest.mark.xdist_group("host-network")]
 
 # (host side, listener side) of a /30 made for the test. The link-local pair
 # stands for the cloud metadata address (169.254.169.254), in the same

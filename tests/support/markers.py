@@ -35,7 +35,9 @@ STARTED_BY = {
 # `pytest-xdist --dist loadgroup` (the rest of `make test`) every test using one runs in the same worker,
 # which starts it once.
 SHARED_BY = {
-    "second_engine": "second-engine",  # a dockerd; a second session pays ~40 s loading the image into it
+    # A dockerd (a second session pays ~40 s loading the image into it), with bridges, routes and
+    # firewall rules of this machine: with the other tests that set those (`host-network` by hand).
+    "second_engine": "host-network",
     "platform_images": "platform-images",  # the production images, built under one tag
 }
 HOW = {
