@@ -115,9 +115,7 @@ def test_a_run_made_from_the_terminal_is_followed_live_and_its_files_downloaded(
     assert [row.split()[:3] for row in rows] == [[str(run.pk), "succeeded", team.workspace.slug]]
 
 
-# Alone: beside another worker's tests, the console script was seen never answering this Ctrl-C.
 @pytest.mark.docker
-@pytest.mark.alone
 def test_ctrl_c_answered_yes_cancels_the_run(
     run_stack: AtelierServer,
     sandbox_image: str,
@@ -145,9 +143,7 @@ def test_ctrl_c_answered_yes_cancels_the_run(
     assert "Traceback" not in session.err
 
 
-# Alone: beside another worker's tests, the console script was seen never answering this Ctrl-C.
 @pytest.mark.docker
-@pytest.mark.alone
 def test_ctrl_c_answered_no_leaves_the_run_going_to_follow_again_and_cancel(
     run_stack: AtelierServer,
     sandbox_image: str,
