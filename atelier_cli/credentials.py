@@ -16,7 +16,7 @@ import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from urllib.parse import urlsplit
+from urllib.parse import urlsplit, urlunsplit
 
 from atelier_cli.errors import CliError, InsecureAddress, NotLoggedIn
 from atelier_cli.exit_status import ExitStatus
@@ -72,7 +72,7 @@ def refuse_plain_http(url: str, *, insecure: bool) -> None:
     readable, unless the person said --insecure."""
     parts = urlsplit(url)
     if parts.scheme == "http" and not insecure and not is_loopback(parts.hostname or ""):
-        raise InsecureAddress(url, "https://" + url.removeprefix("http://"))
+        raise InsecureAddress(url, urlunsplit(parts._replace(scheme="https")))
 
 
 def _saved() -> dict[str, str]:
