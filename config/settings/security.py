@@ -1,9 +1,20 @@
 """Who gets in and how far: passwords, sessions and cookies, the keys of stored secrets,
-and the rate limits of sign-ups and submissions."""
+which proxies say where a request comes from, and the rate limits of sign-ups, logins,
+password resets and submissions."""
 
+from marshmallow import ValidationError
 from marshmallow.validate import Range
 
+from config.client_address import parse_networks
 from config.settings.base import SECURE_COOKIES, env
+
+
+def _networks(values: list[str]) -> None:
+    try:
+        parse_networks(values)
+    except ValueError as error:
+        raise ValidationError(f"{error}; give addresses or networks, e.g. 127.0.0.1,10.0.0.0/8") from None
+
 
 # --- Auth and sessions ---
 AUTH_PASSWORD_VALIDATORS = [
@@ -27,6 +38,17 @@ SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if env.bool("BEHIN
 # key encrypts; all of them decrypt, so keys can be rotated. Required outside DEBUG:
 # never derived from SECRET_KEY, so a leaked signing key does not also open them.
 FIELD_ENCRYPTION_KEYS: list[str] = env.list("FIELD_ENCRYPTION_KEYS", default=[])
+
+# --- Client addresses ---
+# The reverse proxies whose X-Forwarded-For is believed (addresses or networks): the client is the
+# rightmost hop that is none of them (config/client_address.py). Empty: the header is ignored and
+# the connection's peer is the client, which is right only with no proxy in front.
+TRUSTED_PROXIES: list[str] = [
+    value.strip() for value in env.list("TRUSTED_PROXIES", default=[], validate=_networks) or [] if value.strip()
+]
+# django-ratelimit asks there for the address it counts; an IPv6 client counts as its /64.
+RATELIMIT_IP_META_KEY = "config.client_address.address_of_request"
+RATELIMIT_IPV6_MASK = 64
 
 # --- Rate limits ---
 # A count the cache could not give (a key expiring between django-ratelimit's ADD and INCR) lets
