@@ -59,3 +59,18 @@ RATE_LIMIT_SUBMISSIONS_PER_MINUTE = env.int("RATE_LIMIT_SUBMISSIONS_PER_MINUTE",
 RATE_LIMIT_SUBMISSIONS_PER_ADDRESS_PER_MINUTE = env.int(
     "RATE_LIMIT_SUBMISSIONS_PER_ADDRESS_PER_MINUTE", default=30, validate=Range(min=1)
 )
+# Password guesses (logging in, and the password asked again before making an access token): per
+# account named, whoever asks, and per address. Every attempt counts, right or wrong.
+RATE_LIMIT_LOGINS_PER_ACCOUNT_PER_HOUR = env.int(
+    "RATE_LIMIT_LOGINS_PER_ACCOUNT_PER_HOUR", default=20, validate=Range(min=1)
+)
+RATE_LIMIT_LOGINS_PER_ADDRESS_PER_MINUTE = env.int(
+    "RATE_LIMIT_LOGINS_PER_ADDRESS_PER_MINUTE", default=20, validate=Range(min=1)
+)
+# Password resets mail a link: per email asked for (a mailbox is not to be flooded) and per address.
+RATE_LIMIT_PASSWORD_RESETS_PER_ACCOUNT_PER_HOUR = env.int(
+    "RATE_LIMIT_PASSWORD_RESETS_PER_ACCOUNT_PER_HOUR", default=5, validate=Range(min=1)
+)
+RATE_LIMIT_PASSWORD_RESETS_PER_ADDRESS_PER_HOUR = env.int(
+    "RATE_LIMIT_PASSWORD_RESETS_PER_ADDRESS_PER_HOUR", default=20, validate=Range(min=1)
+)

@@ -205,14 +205,17 @@ def test_client_addresses_come_from_the_trusted_proxy_never_from_the_first_forwa
     the platform reads the header from the right, believing only TRUSTED_PROXIES."""
     assert "--proxy-headers" not in main["services"]["web"]["command"][-1]
     trusted = service_environment(main["services"]["web"], VARIABLES)["TRUSTED_PROXIES"].split(",")
-    assert trusted == ["172.16.0.0/12", "192.168.0.0/16"]  # the gateway of compose's network, where the proxy comes from
+    assert trusted == [
+        "172.16.0.0/12",
+        "192.168.0.0/16",
+    ]  # the gateway of compose's network, where the proxy comes from
 
 
 def test_mail_goes_through_an_smtp_server_that_must_be_named(main: dict[str, Any]) -> None:
     app = service_environment(main["services"]["web"], VARIABLES)
     assert app["EMAIL_BACKEND"] == "django.core.mail.backends.smtp.EmailBackend"
     assert app["EMAIL_HOST"] == VARIABLES["EMAIL_HOST"]
-    with pytest.raises(MissingVariable, match="^EMAIL_HOST: set EMAIL_HOST"):
+    with pytest.raises(MissingVariable, match=r"^EMAIL_HOST: set EMAIL_HOST"):
         _every_string_interpolated(main, {**VARIABLES, "EMAIL_HOST": ""})
 
 
