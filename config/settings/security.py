@@ -43,9 +43,8 @@ FIELD_ENCRYPTION_KEYS: list[str] = env.list("FIELD_ENCRYPTION_KEYS", default=[])
 # The reverse proxies whose X-Forwarded-For is believed (addresses or networks): the client is the
 # rightmost hop that is none of them (config/client_address.py). Empty: the header is ignored and
 # the connection's peer is the client, which is right only with no proxy in front.
-TRUSTED_PROXIES: list[str] = [
-    value.strip() for value in env.list("TRUSTED_PROXIES", default=[], validate=_networks) or [] if value.strip()
-]
+_trusted_proxies: list[str] = env.list("TRUSTED_PROXIES", default=[], validate=_networks) or []
+TRUSTED_PROXIES = [value.strip() for value in _trusted_proxies if value.strip()]
 # django-ratelimit asks there for the address it counts; an IPv6 client counts as its /64.
 RATELIMIT_IP_META_KEY = "config.client_address.address_of_request"
 RATELIMIT_IPV6_MASK = 64
