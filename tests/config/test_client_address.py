@@ -6,20 +6,22 @@ and the run websockets all ask config/client_address.py."""
 from __future__ import annotations
 
 import secrets
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from asgiref.sync import async_to_sync
 from channels.routing import URLRouter
 from channels.testing import WebsocketCommunicator
 from django.contrib.auth.models import AnonymousUser
-from django.test import Client
+from django.http import StreamingHttpResponse
+from django.test import AsyncClient, Client
 from django.urls import reverse
 
 from config.client_address import client_address
 from config.routing import websocket_urlpatterns
 from creations.events.store import store_events
 from creations.models import RunStatus, Visibility
+from tests.support.api import token_for
 from tests.support.factories import make_run
 from tests.support.fixtures.accounts import PASSWORD, Team
 
@@ -186,3 +188,48 @@ def test_live_sockets_through_a_trusted_proxy_count_per_client_whatever_the_clie
     )
 
     assert answers == ["events", "Too many live run pages are open from this address (at most 1).", "events"]
+
+
+class AsyncClientFrom(AsyncClient):
+    """Django's ASGI test client, its connection coming from `peer` (as daphne would say in the scope)."""
+
+    def __init__(self, peer: str) -> None:
+        super().__init__()
+        self.peer = peer
+
+    def _base_scope(self, **request: Any) -> dict[str, Any]:
+        scope = super()._base_scope(**request)  # type: ignore[misc]  # Django's, not in its stubs
+        return {**scope, "client": [self.peer, 50000]}
+
+
+@pytest.mark.services
+@pytest.mark.django_db(transaction=True)
+def test_event_streams_from_one_ipv6_64_share_the_per_address_limit(team: Team, settings: Any) -> None:
+    """The API's Server-Sent Events hold the same slots as live sockets, counted the same way."""
+    settings.RUN_WS_MAX_PER_ADDRESS = 1
+    run_id, network = _public_running_run(team), _network()
+    token = token_for(team.member)
+
+    async def scenario() -> list[bytes]:
+        streams, firsts = [], []
+        try:
+            for peer in (f"{network}:1::1", f"{network}:1::2", f"{network}:2::1"):
+                client = AsyncClientFrom(peer)
+                response = await client.get(
+                    f"/api/v1/runs/{run_id}/events/stream", headers={"Authorization": f"Bearer {token}"}
+                )
+                assert response.status_code == 200
+                stream: Any = cast(StreamingHttpResponse, response).streaming_content
+                streams.append(stream)
+                firsts.append(await anext(aiter(stream)))
+        finally:
+            for stream in streams:
+                await stream.aclose()
+        return firsts
+
+    first, same_64, next_64 = async_to_sync(scenario)()
+
+    assert first.startswith(b": stream open")
+    assert same_64.startswith(b"event: closing")
+    assert b"Too many live run pages are open from this address (at most 1)." in same_64
+    assert next_64.startswith(b": stream open")
