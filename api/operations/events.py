@@ -6,6 +6,7 @@ from ninja import Field, Header, Query, Router, Schema
 from api.auth import caller
 from api.event_stream import MEDIA_TYPE, resume_after, run_event_stream
 from api.schemas.events import EventsPageOut
+from config.client_address import address_of_request
 from creations.access import run_for_viewer_or_404
 from creations.events.follow import events_page
 
@@ -55,7 +56,7 @@ def stream_events(
         run_id=run.pk,
         after=resume_after(last_event_id=last_event_id, after=query.after),
         user_id=user.pk,
-        address=request.META.get("REMOTE_ADDR", "unknown"),
+        address=address_of_request(request),
     )
     response = StreamingHttpResponse(stream, content_type=MEDIA_TYPE)
     response["Cache-Control"] = "no-cache"

@@ -28,6 +28,7 @@ from channels.db import DatabaseSyncToAsync
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.conf import settings
 
+from config.client_address import address_of_scope
 from creations.access import can_view_creation
 from creations.events.announce import run_group
 from creations.events.follow import events_page
@@ -72,11 +73,6 @@ def _may_still_view(run_id: int, user: Any) -> bool:
     return _viewable_run(run_id, user) is not None
 
 
-def _client_address(scope: dict[str, Any]) -> str:
-    client = scope.get("client") or ("unknown", 0)
-    return str(client[0])
-
-
 def _parse_after(query_string: bytes) -> int:
     values = parse_qs(query_string.decode("latin-1")).get("after", ["0"])
     try:
@@ -107,7 +103,7 @@ class RunEventsConsumer(AsyncJsonWebsocketConsumer):
         slots = SocketSlots(
             socket_id=self.channel_name,
             user_id=user.pk if user is not None and user.is_authenticated else None,
-            address=_client_address(self.scope),
+            address=address_of_scope(self.scope),
         )
         refusal = await slots.take()
         if refusal is not None:
