@@ -1,0 +1,109 @@
+"""The new-creation form when what was sent cannot be taken as it is: too large a request, too
+many files, too long a brief, file names the platform must change. The form comes back saying
+why, with what was typed; nothing is cut or renamed without the person being told."""
+
+from __future__ import annotations
+
+import html
+import re
+from typing import Any
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.test import Client
+from django.urls import reverse
+
+from creations.models import Creation, Run
+from tests.support.fixtures.accounts import Team
+from tests.support.pages import signed_in
+
+pytestmark = [pytest.mark.django_db, pytest.mark.filterwarnings("ignore:StreamingHttpResponse must consume")]
+
+DEBUG_PAGE_MARKS = ("Traceback", "technical", "Request Method:", "DJANGO_SETTINGS_MODULE")
+
+
+def new_url(team: Team) -> str:
+    return reverse("creation_new", args=[team.workspace.slug])
+
+
+def _form_again(response: Any, status: int) -> str:
+    page = response.content.decode()
+    assert response.status_code == status, page[:500]
+    assert 'id="creation-form"' in page
+    for mark in DEBUG_PAGE_MARKS:
+        assert mark not in page
+    assert not Run.objects.exists()
+    return html.unescape(page).replace("\xa0", " ")  # sizes are written with a no-break space
+
+
+@pytest.fixture(params=[False, True], ids=["production", "debug"])
+def debug(request: pytest.FixtureRequest, settings: Any) -> bool:
+    settings.DEBUG = request.param
+    return bool(request.param)
+
+
+def test_files_over_the_request_limit_get_413_and_the_form_back_as_typed(
+    team: Team, client: Client, settings: Any, debug: bool
+) -> None:
+    settings.REQUEST_BODY_MAX_BYTES = 256 * 1024
+    big = SimpleUploadedFile("scan.png", b"\x89PNG" + b"\0" * 300_000, content_type="image/png")
+    response = signed_in(client, team.member).post(
+        new_url(team),
+        {
+            "brief": "A poster for the spring fair, in green",
+            "title": "Spring fair",
+            "visibility": "private",
+            "max_steps": "7",
+            "uploads": big,
+        },
+    )
+
+    page = _form_again(response, 413)
+    assert "A poster for the spring fair, in green</textarea>" in page
+    assert 'value="Spring fair"' in page
+    assert re.search(r'value="private"[^>]* checked', page)
+    assert 'value="7"' in page
+    assert "Nothing was started" in page
+    assert "256.0 KB" in page  # what one request may carry
+    assert "choose your files again (scan.png)" in page
+
+
+def test_more_files_than_any_request_takes_get_413_and_the_form_again(
+    team: Team, client: Client, settings: Any, debug: bool
+) -> None:
+    many = [SimpleUploadedFile(f"photo{i}.png", b"\x89PNG") for i in range(settings.DATA_UPLOAD_MAX_NUMBER_FILES + 1)]
+    response = signed_in(client, team.member).post(
+        new_url(team), {"brief": "A collage of these", "visibility": "workspace", "uploads": many}
+    )
+
+    page = _form_again(response, 413)
+    assert f"at most {settings.RUN_INPUT_MAX_FILES} files" in page
+    assert "Nothing was started" in page
+
+
+def test_a_brief_larger_than_any_form_takes_gets_413_and_the_form_again(
+    team: Team, client: Client, settings: Any, debug: bool
+) -> None:
+    brief = "a poster " * (settings.DATA_UPLOAD_MAX_MEMORY_SIZE // 9 + 1)
+    response = signed_in(client, team.member).post(
+        new_url(team), {"brief": brief, "visibility": "workspace", "uploads": [SimpleUploadedFile("a.txt", b"a")]}
+    )
+
+    page = _form_again(response, 413)
+    assert f"{settings.RUN_BRIEF_MAX_CHARS:,} characters" in page
+    assert not Creation.objects.exists()
+
+
+def test_a_refused_request_from_someone_signed_out_goes_to_the_login_page(
+    team: Team, client: Client, settings: Any
+) -> None:
+    settings.REQUEST_BODY_MAX_BYTES = 1024
+    response = client.post(new_url(team), {"brief": "x" * 4096, "visibility": "workspace"})
+    assert response.status_code == 302
+    assert "/accounts/login/" in response["Location"]
+
+
+def test_a_refused_request_to_a_workspace_not_ones_own_is_not_found(team: Team, client: Client, settings: Any) -> None:
+    settings.REQUEST_BODY_MAX_BYTES = 1024
+    response = signed_in(client, team.outsider).post(new_url(team), {"brief": "x" * 4096, "visibility": "workspace"})
+    assert response.status_code == 404
