@@ -107,3 +107,87 @@ def test_a_refused_request_to_a_workspace_not_ones_own_is_not_found(team: Team, 
     settings.REQUEST_BODY_MAX_BYTES = 1024
     response = signed_in(client, team.outsider).post(new_url(team), {"brief": "x" * 4096, "visibility": "workspace"})
     assert response.status_code == 404
+
+
+# --- a brief over its limit --------------------------------------------------
+
+
+def test_a_brief_over_its_limit_comes_back_whole_with_a_message(team: Team, client: Client, settings: Any) -> None:
+    limit = settings.RUN_BRIEF_MAX_CHARS
+    brief = "A map of every bakery in Lyon. " * (limit // 31) + "x" * (limit % 31 + 5)
+    response = signed_in(client, team.member).post(new_url(team), {"brief": brief, "visibility": "workspace"})
+
+    page = _form_again(response, 400)
+    assert f"{brief}</textarea>" in page  # every character, as typed
+    assert f"The brief is {limit + 5:,} characters long, over its limit of {limit:,}: shorten it." in page
+
+
+def test_the_brief_field_counts_without_cutting(team: Team, client: Client, settings: Any) -> None:
+    """No `maxlength`: a browser drops silently what a paste has beyond it. The live counter's script
+    reads the limit from the field."""
+    page = signed_in(client, team.member).get(new_url(team)).content.decode()
+    brief = re.search(r"<textarea[^>]*name=\"brief\"[^>]*>", page)
+    title = re.search(r"<input[^>]*name=\"title\"[^>]*>", page)
+    assert brief
+    assert title
+    assert "maxlength" not in brief.group(0)
+    assert f'data-max-chars="{settings.RUN_BRIEF_MAX_CHARS}"' in brief.group(0)
+    assert "maxlength" not in title.group(0)
+    assert 'data-max-chars="200"' in title.group(0)
+    assert "/static/js/char_limits.js" in page
+
+
+def test_line_ends_count_as_one_character_as_the_counter_counts_them(team: Team, client: Client, settings: Any) -> None:
+    # A browser sends each line end of a textarea as CR LF, and shows it, and counts it, as one.
+    line = "a" * 99
+    lines = settings.RUN_BRIEF_MAX_CHARS // 100
+    response = signed_in(client, team.member).post(
+        new_url(team), {"brief": "\r\n".join([line] * lines), "visibility": "workspace"}
+    )
+
+    assert response.status_code == 302, html.unescape(response.content.decode())[:2000]
+    assert Creation.objects.get().brief == "\n".join([line] * lines)
+
+
+def test_a_title_over_its_limit_is_refused_never_cut(team: Team, client: Client) -> None:
+    title = "The spring fair poster " * 10 + "for the square"  # 244 characters
+    response = signed_in(client, team.member).post(
+        new_url(team), {"brief": "A poster", "title": title, "visibility": "workspace"}
+    )
+
+    page = _form_again(response, 400)
+    assert f'value="{title}"' in page
+    assert "The title is 244 characters long, over its limit of 200: shorten it." in page
+
+
+def test_the_run_service_refuses_a_long_title_instead_of_cutting_it(team: Team) -> None:
+    from django.core.exceptions import ValidationError
+
+    from creations.runs.services import creation_submit
+
+    with pytest.raises(ValidationError) as refused:
+        creation_submit(workspace=team.workspace, author=team.member, brief="A poster", title="t" * 201)
+    assert "The title is 201 characters long" in str(refused.value)
+    assert not Creation.objects.exists()
+
+
+def test_the_api_refuses_a_brief_over_its_limit_and_keeps_one_at_it_whole(team: Team, settings: Any) -> None:
+    from tests.support.api import api_as
+
+    limit = settings.RUN_BRIEF_MAX_CHARS
+    api = api_as(team.member)
+    url = f"/api/v1/workspaces/{team.workspace.slug}/runs"
+
+    refused = api.post(url, {"brief": "b" * (limit + 1)})
+    assert refused.status_code == 422
+    assert refused.json()["errors"] == [
+        {
+            "field": "brief",
+            "message": f"The brief is {limit + 1:,} characters long, over its limit of {limit:,}: shorten it.",
+        }
+    ]
+    assert not Creation.objects.exists()
+
+    taken = api.post(url, {"brief": "é" * limit})
+    assert taken.status_code == 201, taken.content
+    assert Creation.objects.get().brief == "é" * limit
