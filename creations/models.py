@@ -75,6 +75,8 @@ class InputFile(models.Model):
 
     creation = models.ForeignKey(Creation, on_delete=models.CASCADE, related_name="inputs")
     name = models.CharField(max_length=255)
+    # The name it was sent with, when the platform had to change it (creations.runs.inputs); blank: kept.
+    original_name = models.CharField(max_length=255, blank=True)
     file = models.FileField(upload_to=input_upload_to, max_length=300)
     size = models.PositiveBigIntegerField()
     content_type = models.CharField(max_length=100, blank=True)

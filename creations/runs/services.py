@@ -127,8 +127,13 @@ def creation_submit(
     cleaned_files = clean_input_files([*files, *artifact_uploads(user=author, ids=artifact_ids, beside=files)])
     creation.save()
     for name, upload in cleaned_files:
+        sent_as = upload.name or ""
         input_file = InputFile(
-            creation=creation, name=name, size=upload.size or 0, content_type=(upload.content_type or "")[:100]
+            creation=creation,
+            name=name,
+            original_name=sent_as[:255] if sent_as != name else "",
+            size=upload.size or 0,
+            content_type=(upload.content_type or "")[:100],
         )
         input_file.file.save(name, upload, save=False)
         input_file.save()

@@ -27,6 +27,7 @@ from creations.access import (
 from creations.artifacts.display import artifact_displays
 from creations.events.trajectory import run_trajectory
 from creations.models import Creation, Run
+from creations.runs.inputs import INPUT_NAME_RULE, input_renames
 from creations.runs.services import (
     creation_delete,
     creation_fork,
@@ -107,6 +108,16 @@ def _creation_form_refused(request: HttpRequest, refusal: BodyRefusal, slug: str
     )
 
 
+def _say_renamed_inputs(request: HttpRequest, creation: Creation) -> None:
+    """On the page the person lands on: each file the platform had to rename, and whether the brief
+    calls it by its old name (the agent is told both names)."""
+    for renamed in input_renames(creation.brief, creation.inputs.all()):
+        text = f"Renamed “{renamed.sent_as}” to “{renamed.name}”: {INPUT_NAME_RULE}"
+        if renamed.in_brief:
+            text += f" Your brief calls it “{renamed.sent_as}”: the agent is told that this is {renamed.name}."
+        messages.warning(request, text)
+
+
 @refused_body_page(_creation_form_refused)
 @login_required
 @with_platform_csp
@@ -154,6 +165,7 @@ def creation_new(request: HttpRequest, slug: str) -> HttpResponse:
         except PermissionDenied as error:
             form.add_error(None, str(error))
         else:
+            _say_renamed_inputs(request, run.creation)
             return redirect(run)
     status = 200
     if request.method == "POST":
@@ -179,6 +191,7 @@ def _creation_page(
     wanted = str(selected_pk) if selected_pk is not None else request.GET.get("run")
     selected = next((r for r in runs if str(r.pk) == wanted), runs[0] if runs else None)
     trajectory = run_trajectory(run=selected) if selected else None
+    inputs = list(creation.inputs.all())
     context = {
         "creation": creation,
         "runs": runs,
@@ -187,7 +200,8 @@ def _creation_page(
         "can_create": viewing.can_create,
         "can_delete": can_delete_creation(creation=creation, user=request.user, membership=viewing.membership),
         "has_active_run": any(not r.is_final for r in runs),
-        "inputs": list(creation.inputs.all()),
+        "inputs": inputs,
+        "renamed_in_brief": [renamed for renamed in input_renames(creation.brief, inputs) if renamed.in_brief],
         "artifacts": artifact_displays(
             selected.artifacts.all() if selected else [], user=request.user, render_documents=True
         ),

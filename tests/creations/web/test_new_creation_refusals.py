@@ -191,3 +191,85 @@ def test_the_api_refuses_a_brief_over_its_limit_and_keeps_one_at_it_whole(team: 
     taken = api.post(url, {"brief": "é" * limit})
     assert taken.status_code == 201, taken.content
     assert Creation.objects.get().brief == "é" * limit
+
+
+# --- file names the platform changes ---------------------------------------
+
+
+def _submit_with(team: Team, client: Client, brief: str, *names: str) -> Any:
+    uploads = [SimpleUploadedFile(name, b"name,lat,lon\n", content_type="text/csv") for name in names]
+    return signed_in(client, team.member).post(
+        new_url(team), {"brief": brief, "visibility": "workspace", "uploads": uploads}, follow=True
+    )
+
+
+def test_a_renamed_file_is_said_on_the_run_page_and_the_brief_naming_it_is_pointed_out(
+    team: Team, client: Client
+) -> None:
+    response = _submit_with(team, client, "Map the stops in “stops: autumn?.csv” please", "stops: autumn?.csv", "b.csv")
+
+    page = html.unescape(response.content.decode())
+    run = Run.objects.get()
+    assert response.redirect_chain[-1][0] == reverse("run_detail", args=[run.pk])
+    assert "Renamed “stops: autumn?.csv” to “stops_ autumn_.csv”" in page
+    assert "Your brief calls it “stops: autumn?.csv”: the agent is told that this is stops_ autumn_.csv." in page
+    assert "b.csv" not in page.split("Renamed", 1)[1].split("</ul>", 1)[0]  # a name kept is not mentioned
+    inputs = {f.name: f.original_name for f in run.creation.inputs.all()}
+    assert inputs == {"stops_ autumn_.csv": "stops: autumn?.csv", "b.csv": ""}
+
+    # The creation page keeps saying it.
+    creation_page = html.unescape(client.get(reverse("creation_detail", args=[run.creation_id])).content.decode())
+    assert "stops_ autumn_.csv (13 bytes, renamed from “stops: autumn?.csv”)" in creation_page.replace("\xa0", " ")
+    assert "The brief calls a file “stops: autumn?.csv”: it was renamed stops_ autumn_.csv" in creation_page
+
+
+def test_a_renamed_file_the_brief_does_not_name_is_still_said(team: Team, client: Client) -> None:
+    page = html.unescape(_submit_with(team, client, "Map the stops", "Stops #3.csv").content.decode())
+
+    assert "Renamed “Stops #3.csv” to “Stops _3.csv”" in page
+    assert "Your brief calls it" not in page
+
+
+def test_a_name_too_long_is_shortened_keeping_its_extension(team: Team, client: Client) -> None:
+    long_name = "a field survey of every bakery " * 8 + ".csv"  # 252 characters
+    page = html.unescape(_submit_with(team, client, "Map it", long_name).content.decode())
+
+    (kept,) = Run.objects.get().creation.inputs.all()
+    assert len(kept.name) == 200
+    assert kept.name.endswith(".csv")
+    assert kept.original_name == long_name
+    assert f"Renamed “{long_name}” to “{kept.name}”" in page
+
+
+def test_two_names_that_become_one_are_numbered_not_refused(team: Team, client: Client) -> None:
+    _submit_with(team, client, "Compare them", "plan?.csv", "plan*.csv")
+
+    names = sorted(f.name for f in Run.objects.get().creation.inputs.all())
+    assert names == ["plan_ (2).csv", "plan_.csv"]
+
+
+def test_the_agent_is_told_the_names_of_renamed_files(team: Team, client: Client) -> None:
+    from creations.runs.inputs import renamed_inputs
+
+    _submit_with(team, client, "Map “stops: autumn?.csv”", "stops: autumn?.csv", "b.csv")
+
+    assert renamed_inputs(Run.objects.get().creation) == {"stops_ autumn_.csv": "stops: autumn?.csv"}
+
+
+def test_an_api_upload_says_its_new_name_and_the_run_keeps_the_old_one(team: Team) -> None:
+    from tests.support.api import api_as
+
+    api = api_as(team.member)
+    upload = SimpleUploadedFile("stops: autumn?.csv", b"name,lat,lon\n", content_type="text/csv")
+    staged = api.post(f"/api/v1/workspaces/{team.workspace.slug}/inputs", {"files": [upload]}, multipart=True)
+    assert staged.status_code == 201, staged.content
+    (item,) = staged.json()
+    assert (item["name"], item["renamed_from"]) == ("stops_ autumn_.csv", "stops: autumn?.csv")
+
+    created = api.post(
+        f"/api/v1/workspaces/{team.workspace.slug}/runs",
+        {"brief": "Map “stops: autumn?.csv”", "input_ids": [item["id"]]},
+    )
+    assert created.status_code == 201, created.content
+    (kept,) = Run.objects.get().creation.inputs.all()
+    assert (kept.name, kept.original_name) == ("stops_ autumn_.csv", "stops: autumn?.csv")
