@@ -44,10 +44,12 @@ def inputs_stage(*, workspace: Workspace, user: User, files: Sequence[UploadedFi
     staged = []
     with transaction.atomic():
         for name, upload in cleaned:
+            sent_as = upload.name or ""
             item = StagedInput(
                 workspace=workspace,
                 uploaded_by=user,
                 name=name,
+                original_name=sent_as[:255] if sent_as != name else "",
                 size=upload.size or 0,
                 content_type=(upload.content_type or "")[:100],
             )
@@ -85,9 +87,10 @@ def inputs_take(*, workspace: Workspace, user: User, ids: Sequence[int]) -> list
     uploads = []
     for pk in ids:
         item = by_id[pk]
-        uploads.append(
-            UploadedFile(file=item.file.open("rb"), name=item.name, content_type=item.content_type, size=item.size)
-        )
+        # Under the name it was sent with: the run service makes it safe again, the same way, and keeps the change.
+        name = item.original_name or item.name
+        stored = item.file.open("rb")
+        uploads.append(UploadedFile(file=stored, name=name, content_type=item.content_type, size=item.size))
     StagedInput.objects.filter(pk__in=ids).delete()
     return uploads
 

@@ -81,6 +81,9 @@ class StagedInput(models.Model):
     workspace = models.ForeignKey("workspaces.Workspace", on_delete=models.CASCADE, related_name="+")
     uploaded_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
     name = models.CharField(max_length=255)
+    # The name it was sent with, when the platform had to change it; blank: kept. The run that takes
+    # the file names it so again, and the creation keeps the change (InputFile.original_name).
+    original_name = models.CharField(max_length=255, blank=True)
     file = models.FileField(upload_to=staged_upload_to, max_length=300)
     size = models.PositiveBigIntegerField()
     content_type = models.CharField(max_length=100, blank=True)

@@ -14,5 +14,7 @@ urlpatterns = [
     path("", include("creations.urls")),
 ]
 
-handler404 = "config.errors.not_found"
+handler400 = "config.errors.bad_request"
 handler403 = "config.errors.forbidden"
+handler404 = "config.errors.not_found"
+handler500 = "config.errors.server_error"

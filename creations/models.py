@@ -16,12 +16,15 @@ class Visibility(models.TextChoices):
     PUBLIC = "public", "Anyone with the link (and the public gallery)"
 
 
+TITLE_MAX_CHARS = 200
+
+
 class Creation(models.Model):
     """What a person asked for: the brief, its inputs, the model and the limits."""
 
     workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="creations")
     author = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="creations")
-    title = models.CharField(max_length=200, blank=True)
+    title = models.CharField(max_length=TITLE_MAX_CHARS, blank=True)
     brief = models.TextField()
     visibility = models.CharField(max_length=10, choices=Visibility.choices, default=Visibility.WORKSPACE)
     # No endpoint means the built-in demo model (a replay of bundled trajectories).
@@ -72,6 +75,8 @@ class InputFile(models.Model):
 
     creation = models.ForeignKey(Creation, on_delete=models.CASCADE, related_name="inputs")
     name = models.CharField(max_length=255)
+    # The name it was sent with, when the platform had to change it (creations.runs.inputs); blank: kept.
+    original_name = models.CharField(max_length=255, blank=True)
     file = models.FileField(upload_to=input_upload_to, max_length=300)
     size = models.PositiveBigIntegerField()
     content_type = models.CharField(max_length=100, blank=True)

@@ -1,6 +1,7 @@
-"""What the scripted model server plays: replies, tool calls, errors and dropped connections.
+"""What the scripted model server plays: replies, tool calls, errors, dropped connections and
+answers no model should give.
 
-Built with `reply`, `call`, `bash`, `submit`, `http_error` and `drop`; played by
+Built with `reply`, `call`, `bash`, `submit`, `http_error`, `drop`, `raw` and `events`; played by
 `devstack.scripted_model.ScriptedModel` (which re-exports these names).
 """
 
@@ -47,7 +48,18 @@ class Drop:
     delay: float = 0.0
 
 
-ScriptEntry = Reply | HttpError | Drop | Callable[[dict[str, Any]], Any]
+@dataclass(frozen=True)
+class Raw:
+    """An answer sent byte for byte, whatever was asked: what a broken endpoint, or a proxy in
+    front of one, may say (an HTML page, a stream cut off mid-JSON, events of the wrong shape)."""
+
+    body: bytes
+    content_type: str = "text/event-stream"
+    status: int = 200
+    delay: float = 0.0
+
+
+ScriptEntry = Reply | HttpError | Drop | Raw | Callable[[dict[str, Any]], Any]
 
 
 def call(
@@ -93,6 +105,31 @@ def http_error(status: int, message: str = "scripted error", **options: Any) -> 
 
 def drop(after_chunks: int = 0, delay: float = 0.0) -> Drop:
     return Drop(after_chunks=after_chunks, delay=delay)
+
+
+def raw(body: bytes | str, *, content_type: str = "text/event-stream", status: int = 200, delay: float = 0.0) -> Raw:
+    data = body.encode() if isinstance(body, str) else body
+    return Raw(body=data, content_type=content_type, status=status, delay=delay)
+
+
+def events(*items: dict[str, Any] | list[Any] | str, done: bool = True, delay: float = 0.0) -> Raw:
+    """A stream of server-sent events, each `data:` as given: a dict or list sent as JSON, a str
+    verbatim (half a JSON object, say); `done` ends it with `[DONE]` as real servers do."""
+    lines = [item if isinstance(item, str) else json.dumps(item) for item in items]
+    if done:
+        lines.append("[DONE]")
+    return raw("".join(f"data: {line}\n\n" for line in lines), delay=delay)
+
+
+def delta_chunk(delta: dict[str, Any], finish_reason: str | None = None) -> dict[str, Any]:
+    """One well-formed streamed chunk, for `events`: `delta_chunk({"content": "Hi"}, "stop")`."""
+    return {
+        "id": "chatcmpl-scripted",
+        "object": "chat.completion.chunk",
+        "created": 0,
+        "model": "scripted",
+        "choices": [{"index": 0, "delta": delta, "finish_reason": finish_reason}],
+    }
 
 
 CONTEXT_OVERFLOW = HttpError(

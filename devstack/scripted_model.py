@@ -12,6 +12,9 @@ everything above it) is exercised. Script entries:
 - `http_error(500)`, `http_error(400, message=..., code=...)`: an error response.
 - `drop()`: close the connection without answering; `drop(after_chunks=2)`
   breaks a stream halfway.
+- `raw(b"<html>…", content_type="text/html")`: a body sent as is; `events({...}, '{"cut', done=False)`
+  a stream of server-sent events as given (`delta_chunk(delta, finish_reason)` makes a well-formed one):
+  what a broken endpoint or a proxy says.
 - any entry takes `delay=` seconds before answering.
 - a callable `entry(request_body) -> entry` decides from the request.
 
@@ -37,13 +40,17 @@ from devstack.model_script import (
     CONTEXT_OVERFLOW,
     Drop,
     HttpError,
+    Raw,
     Reply,
     ScriptEntry,
     ToolCallSpec,
     bash,
     call,
+    delta_chunk,
     drop,
+    events,
     http_error,
+    raw,
     reply,
     submit,
 )
@@ -142,14 +149,14 @@ class ScriptedModel:
     def remaining(self) -> int:
         return len(self.script) - self._cursor
 
-    def _next_entry(self, body: dict[str, Any]) -> Reply | HttpError | Drop:
+    def _next_entry(self, body: dict[str, Any]) -> Reply | HttpError | Drop | Raw:
         with self._lock:
             if self._cursor < len(self.script):
                 entry = self.script[self._cursor]
                 self._cursor += 1
             else:
                 entry = self.exhausted
-        while callable(entry) and not isinstance(entry, Reply | HttpError | Drop):
+        while callable(entry) and not isinstance(entry, Reply | HttpError | Drop | Raw):
             entry = entry(body)
         return entry
 
@@ -229,6 +236,9 @@ def _make_handler(server: ScriptedModel) -> type[BaseHTTPRequestHandler]:
                 error = {"message": entry.message, "type": entry.error_type, "code": entry.code}
                 self._json(entry.status, {"error": error}, headers=entry.headers)
                 return str(entry.status)
+            if isinstance(entry, Raw):
+                self._send(entry.status, entry.content_type, entry.body)
+                return "raw"
             if isinstance(entry, Drop) and entry.after_chunks == 0:
                 self._abort()
                 return "drop"
@@ -267,9 +277,11 @@ def _make_handler(server: ScriptedModel) -> type[BaseHTTPRequestHandler]:
             self.wfile.flush()
 
         def _json(self, status: int, payload: dict[str, Any], headers: dict[str, str] | None = None) -> None:
-            data = json.dumps(payload).encode()
+            self._send(status, "application/json", json.dumps(payload).encode(), headers)
+
+        def _send(self, status: int, content_type: str, data: bytes, headers: dict[str, str] | None = None) -> None:
             self.send_response(status)
-            self.send_header("content-type", "application/json")
+            self.send_header("content-type", content_type)
             self.send_header("content-length", str(len(data)))
             for key, value in (headers or {}).items():
                 self.send_header(key, value)
@@ -373,6 +385,7 @@ __all__ = [
     "CONTEXT_OVERFLOW",
     "Drop",
     "HttpError",
+    "Raw",
     "RecordedRequest",
     "Reply",
     "ScriptEntry",
@@ -380,8 +393,11 @@ __all__ = [
     "ToolCallSpec",
     "bash",
     "call",
+    "delta_chunk",
     "drop",
+    "events",
     "http_error",
+    "raw",
     "reply",
     "submit",
 ]

@@ -32,6 +32,7 @@ def upload_inputs(request: HttpRequest, slug: str, files: File[list[UploadedFile
             StagedInputOut(
                 id=item.pk,
                 name=item.name,
+                renamed_from=item.original_name or None,
                 size=item.size,
                 content_type=item.content_type,
                 expires_at=staged_expires_at(item),

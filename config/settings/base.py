@@ -48,6 +48,7 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "config.nul_characters.RefuseNulCharactersMiddleware",
+    "config.request_limits.RequestLimitsMiddleware",  # reads bodies before anything else asks (CSRF)
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",

@@ -3,6 +3,7 @@
 from marshmallow.validate import Range
 
 from config.settings.base import DEBUG, MIDDLEWARE, env
+from config.settings.runs import RUN_INPUT_MAX_BYTES
 
 # --- Web / artifacts ---
 # (pages, artifact origin, previews)
@@ -17,6 +18,14 @@ ARTIFACT_INLINE_RENDER_MAX_BYTES = env.int(  # markdown/text larger than this is
     "ARTIFACT_INLINE_RENDER_MAX_BYTES", default=512 * 1024, validate=Range(min=1024)
 )
 UPLOAD_MAX_FILE_BYTES = env.int("UPLOAD_MAX_FILE_BYTES", default=25 * 1024 * 1024, validate=Range(min=1))
+# A request body larger than this is refused (413) before it is parsed (config/request_limits.py):
+# the files a creation may take together and room for its text. Form text and JSON are held to
+# Django's DATA_UPLOAD_MAX_MEMORY_SIZE (2.5 MB). A proxy in front allows at least this much.
+REQUEST_BODY_MAX_BYTES = env.int(
+    "REQUEST_BODY_MAX_BYTES", default=RUN_INPUT_MAX_BYTES + 10 * 1024 * 1024, validate=Range(min=64 * 1024)
+)
+# In DEBUG, a request refused for what it sent gets the page production gives, not the debug page.
+DEFAULT_EXCEPTION_REPORTER = "config.errors.InputErrorReporter"
 UPLOAD_ALLOWED_EXTENSIONS: list[str] = env.list(
     "UPLOAD_ALLOWED_EXTENSIONS",
     default=[

@@ -22,13 +22,10 @@ from django.core.files.uploadedfile import UploadedFile
 from creations.access import creation_visible
 from creations.artifacts.streaming import open_stream
 from creations.models import Artifact
-from creations.runs.inputs import allowed_extensions, clean_input_name
+from creations.runs.inputs import allowed_extensions, clean_input_name, numbered_input_name
 from workspaces.models import Membership
 
 AnyUser = User | AnonymousUser
-
-# clean_input_name keeps this many characters: a numbered name must fit, or it would be cut.
-_NAME_MAX_CHARS = 200
 
 
 def artifacts_visible_to(*, user: AnyUser, ids: Iterable[int]) -> dict[int, Artifact]:
@@ -63,22 +60,6 @@ def missing_artifacts_message(missing: Sequence[int]) -> str:
         f"No artifact {ids} that you may see: it was deleted, or its creation is not shared with you. "
         "Leave it out, or ask its author to share the creation."
     )
-
-
-def numbered_input_name(name: str, taken: set[str]) -> str:
-    """`name`, or the first of "name (2).ext", "name (3).ext", … not in `taken`, as file managers do."""
-    if name not in taken:
-        return name
-    stem, dot, extension = name.rpartition(".")
-    if not stem:
-        stem, dot, extension = name, "", ""
-    number = 2
-    while True:
-        tail = f" ({number}){dot}{extension}"
-        candidate = stem[: max(_NAME_MAX_CHARS - len(tail), 1)] + tail
-        if candidate not in taken:
-            return candidate
-        number += 1
 
 
 def _name_or_blank(raw: str | None) -> str:

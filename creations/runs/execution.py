@@ -25,6 +25,7 @@ from creations.artifacts.ingest import ingest_outputs
 from creations.events.schema import ArtifactItem, ArtifactsCollected, RejectedOutput, SnapshotKept
 from creations.events.store import EventRecorder
 from creations.models import Creation, Run, RunStatus
+from creations.runs.inputs import renamed_inputs
 from creations.runs.limits import effective_limits
 from creations.runs.messages import run_messages_take
 from creations.runs.snapshots import snapshot_restorer, snapshot_save
@@ -157,6 +158,7 @@ class RunExecution:
                 over_budget=self.budget,
                 continuation=continuation,
                 inbox=self._inbox,
+                renamed_inputs=renamed_inputs(self.creation),
             )
         except SandboxStartError as error:
             log.warning("Run %s: no sandbox: %s", self.run.pk, error)

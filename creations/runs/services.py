@@ -20,7 +20,7 @@ from django.core.files.uploadedfile import UploadedFile
 from django.db import transaction
 
 from creations.access import can_cancel_run, can_delete_creation, can_view_creation
-from creations.models import ACTIVE_STATUSES, Creation, InputFile, Run, RunStatus, Visibility
+from creations.models import ACTIVE_STATUSES, TITLE_MAX_CHARS, Creation, InputFile, Run, RunStatus, Visibility
 from creations.runs import queue
 from creations.runs.admission import run_note_waiting
 from creations.runs.artifact_inputs import artifact_uploads
@@ -50,9 +50,21 @@ def _clean_brief(brief: str) -> str:
     brief = (brief or "").strip()
     if not brief:
         raise ValidationError({"brief": "Write a brief: say what you would like made."})
-    if len(brief) > settings.RUN_BRIEF_MAX_CHARS:
-        raise ValidationError({"brief": f"The brief is too long (at most {settings.RUN_BRIEF_MAX_CHARS} characters)."})
+    limit = settings.RUN_BRIEF_MAX_CHARS
+    if len(brief) > limit:
+        raise ValidationError(
+            {"brief": f"The brief is {len(brief):,} characters long, over its limit of {limit:,}: shorten it."}
+        )
     return brief
+
+
+def _clean_title(title: str) -> str:
+    title = (title or "").strip()
+    if len(title) > TITLE_MAX_CHARS:
+        raise ValidationError(
+            {"title": f"The title is {len(title):,} characters long, over its limit of {TITLE_MAX_CHARS}: shorten it."}
+        )
+    return title
 
 
 def _clean_endpoint(workspace: Workspace, endpoint: ModelEndpoint | None) -> ModelEndpoint | None:
@@ -104,7 +116,7 @@ def creation_submit(
     creation = Creation(
         workspace=workspace,
         author=author,
-        title=(title or "").strip()[:200],
+        title=_clean_title(title),
         brief=_clean_brief(brief),
         visibility=visibility,
         model_endpoint=_clean_endpoint(workspace, model_endpoint),
@@ -115,8 +127,13 @@ def creation_submit(
     cleaned_files = clean_input_files([*files, *artifact_uploads(user=author, ids=artifact_ids, beside=files)])
     creation.save()
     for name, upload in cleaned_files:
+        sent_as = upload.name or ""
         input_file = InputFile(
-            creation=creation, name=name, size=upload.size or 0, content_type=(upload.content_type or "")[:100]
+            creation=creation,
+            name=name,
+            original_name=sent_as[:255] if sent_as != name else "",
+            size=upload.size or 0,
+            content_type=(upload.content_type or "")[:100],
         )
         input_file.file.save(name, upload, save=False)
         input_file.save()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from creations.models import Run
+from creations.runs.inputs import renamed_inputs
 from sandboxes.agent import Continuation, EarlierVersion
 
 
@@ -38,4 +39,5 @@ def run_continuation(run: Run, *, left_out: str = "") -> Continuation | None:
         from_version=lineage[-1].version if lineage else 0,
         earlier=earlier,
         left_out=left_out,
+        renamed_inputs=renamed_inputs(run.creation),
     )

@@ -7,7 +7,7 @@ from django.conf import settings
 from django.core import validators
 from django.core.files.uploadedfile import UploadedFile
 
-from creations.models import ArtifactKind, Visibility
+from creations.models import TITLE_MAX_CHARS, ArtifactKind, Visibility
 from creations.runs.inputs import allowed_extensions, input_rules_text
 from creations.runs.limits import run_ceilings
 from workspaces.models import ModelEndpoint, Workspace
@@ -32,13 +32,35 @@ class MultipleFileField(forms.FileField):
         return list(uploads)
 
 
+class TypedTextField(forms.CharField):
+    """Text as the person typed it, with line ends as the browser shows them: a textarea's lines end in
+    CR LF when sent, but in LF in the browser, where the field's live counter counts them."""
+
+    def to_python(self, value: Any) -> str:
+        return str(super().to_python(value)).replace("\r\n", "\n")
+
+
+def limit_length(field: forms.Field, limit: int, what: str) -> None:
+    """At most `limit` characters, said when refused and counted live as typed (static/js/char_limits.js),
+    never cut: without `maxlength`, which makes a browser drop silently what a paste has beyond it."""
+
+    def within_limit(value: str) -> None:
+        if len(value) > limit:
+            message = f"{what} is {len(value):,} characters long, over its limit of {limit:,}: shorten it."
+            raise forms.ValidationError(message, code="max_length")
+
+    field.validators.append(within_limit)
+    field.widget.attrs.pop("maxlength", None)
+    field.widget.attrs["data-max-chars"] = str(limit)
+
+
 class CreationForm(forms.Form):
-    brief = forms.CharField(
+    brief = TypedTextField(
         widget=forms.Textarea(attrs={"rows": 6, "placeholder": "A 3-day Tokyo food map, with one pin per meal…"}),
         help_text="Say what you would like made. The agent reads it, works in its own sandboxed computer, "
         "and leaves the result as files.",
     )
-    title = forms.CharField(max_length=200, required=False, help_text="Optional; the brief's start is used otherwise.")
+    title = forms.CharField(required=False, help_text="Optional; the brief's start is used otherwise.")
     uploads = MultipleFileField(required=False, label="Input files")
     model = forms.ChoiceField(label="Model", required=False)
     visibility = forms.ChoiceField(
@@ -58,9 +80,8 @@ class CreationForm(forms.Form):
         model_field.choices = [(DEMO_MODEL_CHOICE, DEMO_MODEL_LABEL_TEXT)] + [
             (pk, f"{e.name} ({e.model})") for pk, e in self.endpoints.items()
         ]
-        brief_field = self.fields["brief"]
-        brief_field.validators.append(validators.MaxLengthValidator(settings.RUN_BRIEF_MAX_CHARS))
-        brief_field.widget.attrs["maxlength"] = str(settings.RUN_BRIEF_MAX_CHARS)
+        limit_length(self.fields["brief"], settings.RUN_BRIEF_MAX_CHARS, "The brief")
+        limit_length(self.fields["title"], TITLE_MAX_CHARS, "The title")
         for name, ceiling in run_ceilings(workspace).as_dict().items():
             field = self.fields[name]
             assert isinstance(field, forms.IntegerField)

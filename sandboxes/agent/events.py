@@ -10,8 +10,8 @@ import it.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Annotated, Any
 
@@ -199,6 +199,9 @@ class Continuation:
     earlier: Sequence[EarlierVersion]
     # What the restored /testbed lacks (blank: all of it is there).
     left_out: str = ""
+    # Input files the platform renamed: their name in /testbed/input -> the name the person gave them,
+    # which the earlier requests may use.
+    renamed_inputs: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any, Literal, assert_never
 
@@ -89,9 +89,13 @@ def run_agent(
     over_budget: BudgetCheck | None = None,
     continuation: Continuation | None = None,
     inbox: Inbox | None = None,
+    renamed_inputs: Mapping[str, str] | None = None,
 ) -> AgentOutcome:
     """Drive `model` on `brief` inside `sandbox` until it submits or a limit
     ends the run. Events go to `emit`, synchronously, on this thread.
+
+    `renamed_inputs`: of `input_files`, those given a name other than the person's
+    (name -> the person's), so the model knows which file the brief means.
 
     `over_budget`, asked before each step, says when a budget beyond the run's
     own limits is used up (its message); the model then gets one step to
@@ -112,7 +116,7 @@ def run_agent(
         inbox=inbox,
     )
     if continuation is None:
-        return agent.run(Conversation(SYSTEM_PROMPT, task_message(brief, list(input_files))))
+        return agent.run(Conversation(SYSTEM_PROMPT, task_message(brief, list(input_files), renamed_inputs)))
     return agent.run(
         Conversation(SYSTEM_PROMPT, refine_message(continuation), earlier=earlier_messages(continuation))
     )

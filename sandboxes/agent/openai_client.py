@@ -1,11 +1,13 @@
 """A model client for any OpenAI-compatible chat completions endpoint.
 
 Streams every reply (text and reasoning arrive as deltas), retries what can
-succeed on a second try (429, 5xx, timeouts, dropped connections) with
-backoff and jitter, and gives a clear, final error for what cannot (a bad
-key, an unknown model, a rejected request). Retries are ours, not the
-`openai` package's, so a connection dropped in the middle of a stream is
-retried too and a cancelled run stops waiting at once.
+succeed on a second try (429, 5xx, timeouts, dropped connections, and a reply
+that cannot be read: not JSON, cut off, or of the wrong shape, as a proxy in
+trouble or an overloaded server sends) with backoff and jitter, and gives a
+clear, final error for what cannot (a bad key, an unknown model, a rejected
+request). Retries are ours, not the `openai` package's, so a connection
+dropped in the middle of a stream is retried too and a cancelled run stops
+waiting at once.
 """
 
 from __future__ import annotations
@@ -19,7 +21,14 @@ from urllib.parse import urlsplit
 
 import httpx2
 import openai
+from openai.types import CompletionUsage
 from openai.types.chat import ChatCompletion, ChatCompletionChunk
+from openai.types.chat.chat_completion_chunk import (
+    Choice,
+    ChoiceDelta,
+    ChoiceDeltaToolCall,
+    ChoiceDeltaToolCallFunction,
+)
 
 from sandboxes.agent.endpoint_addresses import EndpointReplyTooLarge, GuardedTransport, find_cause, refused_in_chain
 from sandboxes.agent.model import (
@@ -78,6 +87,17 @@ class _Retryable(Exception):
         self.retry_after = retry_after
 
 
+class _Unreadable(_Retryable):
+    """The endpoint answered, but not with a chat completion this client can read; the message
+    says how, in our words (the endpoint's own text may be a proxy's page, or echo the key)."""
+
+
+NOT_A_STREAM = "it was not a stream of events"
+NOT_JSON = "part of it was not JSON"
+WRONG_SHAPE = "it did not have the shape of a chat completion"
+CUT_OFF = "it was cut off before the model finished"
+
+
 class OpenAIModelClient:
     def __init__(
         self,
@@ -128,15 +148,24 @@ class OpenAIModelClient:
                 return self._stream_once(messages, tools, on_text, on_reasoning, cancel)
             except _Retryable as problem:
                 if attempt >= self._retry.retries:
-                    raise ModelError(
-                        f"The model endpoint kept failing ({problem}); gave up after "
-                        f"{attempt + 1} attempts. Check that {public_url(self.base_url)} is up."
-                    ) from None
+                    raise self._gave_up(problem, attempt + 1) from None
                 delay = self._retry.delay(attempt, problem.retry_after)
                 log.warning("model request failed (%s); retry %d in %.1fs", problem, attempt + 1, delay)
                 attempt += 1
                 if wait_or_cancelled(delay, cancel):
                     raise ModelCancelled("cancelled while waiting to retry") from None
+
+    def _gave_up(self, problem: _Retryable, attempts: int) -> ModelError:
+        where = public_url(self.base_url)
+        if isinstance(problem, _Unreadable):
+            return ModelError(
+                f"The model endpoint's reply could not be read ({problem}); gave up after {attempts} attempts. "
+                f"Check that {where} is an OpenAI-compatible chat completions endpoint, and that nothing between "
+                "it and Atelier (a proxy, a gateway) changes its replies."
+            )
+        return ModelError(
+            f"The model endpoint kept failing ({problem}); gave up after {attempts} attempts. Check that {where} is up."
+        )
 
     def _stream_once(
         self,
@@ -199,12 +228,13 @@ class OpenAIModelClient:
         calls: dict[int, dict[str, str]] = {}
         usage: Usage | None = None
         finish_reason: str | None = None
+        chunks = 0
         with stream:
-            for chunk in stream:
+            for chunk in _readable_chunks(stream):
+                chunks += 1
                 if cancel is not None and cancel.is_set():
                     raise ModelCancelled("cancelled while the model was answering")
-                if chunk.usage is not None:
-                    usage = Usage(chunk.usage.prompt_tokens or 0, chunk.usage.completion_tokens or 0)
+                usage = _usage_of(chunk) or usage
                 for choice in chunk.choices:
                     delta = choice.delta
                     finish_reason = choice.finish_reason or finish_reason
@@ -216,11 +246,17 @@ class OpenAIModelClient:
                         content.append(delta.content)
                         on_text(delta.content)
                     for piece in delta.tool_calls or ():
-                        call = calls.setdefault(piece.index, {"id": "", "name": "", "arguments": ""})
+                        call = calls.setdefault(piece.index or 0, {"id": "", "name": "", "arguments": ""})
                         call["id"] = piece.id or call["id"]
                         if piece.function is not None:
                             call["name"] += piece.function.name or ""
                             call["arguments"] += piece.function.arguments or ""
+        if chunks == 0:
+            raise _Unreadable(NOT_A_STREAM)
+        # A reply is whole once the model said why it stopped, or the stream said it ended: a body
+        # that just stops (a proxy's timeout, a crashed server) holds half a reply.
+        if finish_reason is None and not stream.ended:
+            raise _Unreadable(CUT_OFF)
         text = "".join(content)
         tool_calls = [
             ToolCallRequest(call_id=call["id"], name=call["name"], arguments=call["arguments"])
@@ -263,15 +299,82 @@ class _ReusableStream(openai.Stream[ChatCompletionChunk]):
     """The package's stream closes the response at [DONE] without reading the
     end of the chunked body, so the connection is dropped and every step pays
     a new TCP (and TLS) handshake. Reading the few bytes left first keeps the
-    connection in the pool for the next step."""
+    connection in the pool for the next step. `ended`: [DONE] came."""
+
+    ended = False
 
     def _iter_events(self) -> Iterator[Any]:
         events = super()._iter_events()
         for event in events:
             if event.data.startswith("[DONE]"):
+                self.ended = True
                 for _rest in events:
                     pass
             yield event
+
+
+def _readable_chunks(stream: Iterator[Any]) -> Iterator[ChatCompletionChunk]:
+    """The stream's chunks, each checked to hold what the reader takes from it. The package
+    builds them without validation (an event of the wrong shape becomes a half-empty object, or
+    stays a list) and fails on one that is not JSON with Python's own error."""
+    chunks = iter(stream)
+    while True:
+        try:
+            chunk = next(chunks)
+        except StopIteration:
+            return
+        except ValueError:  # json.JSONDecodeError, or bytes that are not UTF-8
+            raise _Unreadable(NOT_JSON) from None
+        if not _chunk_readable(chunk):
+            raise _Unreadable(WRONG_SHAPE)
+        yield chunk
+
+
+def _chunk_readable(chunk: Any) -> bool:
+    if not isinstance(chunk, ChatCompletionChunk) or not isinstance(chunk.choices, list):
+        return False
+    return all(_choice_readable(choice) for choice in chunk.choices)
+
+
+def _choice_readable(choice: Any) -> bool:
+    if not isinstance(choice, Choice) or not isinstance(choice.delta, ChoiceDelta):
+        return False
+    delta = choice.delta
+    if not (_text_or_none(delta.content) and _text_or_none(choice.finish_reason)):
+        return False
+    if delta.tool_calls is None:
+        return True
+    return isinstance(delta.tool_calls, list) and all(_tool_call_readable(piece) for piece in delta.tool_calls)
+
+
+def _tool_call_readable(piece: Any) -> bool:
+    # A missing index is read as the first call: some servers leave it out when they make one call at a time.
+    if not isinstance(piece, ChoiceDeltaToolCall) or not isinstance(piece.index, int | None):
+        return False
+    function = piece.function
+    if function is not None and not (
+        isinstance(function, ChoiceDeltaToolCallFunction)
+        and _text_or_none(function.name)
+        and _text_or_none(function.arguments)
+    ):
+        return False
+    return _text_or_none(piece.id)
+
+
+def _text_or_none(value: Any) -> bool:
+    return value is None or isinstance(value, str)
+
+
+def _usage_of(chunk: ChatCompletionChunk) -> Usage | None:
+    """The token counts the chunk reports; none when it reports none, or not as numbers (then
+    they are estimated, as for an endpoint that never reports them)."""
+    usage = chunk.usage
+    if not isinstance(usage, CompletionUsage):
+        return None
+    prompt, completion = usage.prompt_tokens or 0, usage.completion_tokens or 0
+    if not isinstance(prompt, int) or not isinstance(completion, int):
+        return None
+    return Usage(prompt, completion)
 
 
 def _reasoning_text(delta: Any) -> str:

@@ -3,7 +3,7 @@ notes the loop adds as the run goes on."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from sandboxes.agent.events import Continuation, EarlierVersion
@@ -49,13 +49,29 @@ SHARED_BUDGET_NOTE = "[The budget this task draws on is used up: call submit now
 TIME_BUDGET_NOTE = "[Time is almost up: call submit now with what is in /testbed/output.]"
 
 
-def task_message(brief: str, input_files: Sequence[str]) -> str:
+def task_message(brief: str, input_files: Sequence[str], renamed: Mapping[str, str] | None = None) -> str:
+    """`renamed`: of the input files, those the platform gave a safe name, with the name the person gave them."""
+    renamed = renamed or {}
     if input_files:
-        listing = "\n".join(f"- /testbed/input/{name}" for name in input_files)
+        listing = "\n".join(f"- /testbed/input/{name}{_sent_as(name, renamed)}" for name in input_files)
         inputs = f"The person attached these files:\n{listing}"
     else:
         inputs = "No files were attached (/testbed/input is empty)."
     return f"{brief.strip()}\n\n{inputs}\n\nPut the deliverables in /testbed/output, then call submit."
+
+
+def _sent_as(name: str, renamed: Mapping[str, str]) -> str:
+    if name not in renamed:
+        return ""
+    return f" (the person named it \u201c{renamed[name]}\u201d, and may call it so; it is this file)"
+
+
+def renamed_inputs_note(renamed: Mapping[str, str]) -> str:
+    """For a refine, whose earlier requests may name files by the names they were given."""
+    if not renamed:
+        return ""
+    pairs = "; ".join(f"\u201c{old}\u201d is /testbed/input/{new}" for new, old in sorted(renamed.items()))
+    return f" Input files renamed when they were given: {pairs}."
 
 
 def steps_left_note(remaining: int) -> str:
@@ -104,6 +120,7 @@ def refine_message(continuation: Continuation) -> str:
     )
     if continuation.left_out:
         restored += f" {continuation.left_out}"
+    restored += renamed_inputs_note(continuation.renamed_inputs)
     return (
         f"{continuation.instruction.strip()}\n\n{restored} Change what is asked and keep the rest. Put the "
         "deliverables in /testbed/output, then call submit with a summary of what you made."

@@ -171,6 +171,7 @@ class SandboxSession:
         over_budget: BudgetCheck | None = None,
         continuation: Continuation | None = None,
         inbox: Inbox | None = None,
+        renamed_inputs: Mapping[str, str] | None = None,
     ) -> AgentOutcome:
         """The agent's whole run; raises SandboxStartError when the sandbox never became ready."""
         outcome = run_agent(
@@ -184,6 +185,7 @@ class SandboxSession:
             over_budget=over_budget,
             continuation=continuation,
             inbox=inbox,
+            renamed_inputs=renamed_inputs,
         )
         try:
             self.starting.wait()

@@ -1,10 +1,13 @@
 """A creation's pages: new, detail, run again, refine, restore a version, fork, delete.
 Thin: parse, call a service, render."""
 
+from typing import Any
+
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import User
+from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.core.files.uploadedfile import UploadedFile
 from django.db.models import Prefetch
@@ -12,6 +15,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from config.body_limits import BodyRefusal, refused_body_page
 from creations.access import (
     CreationViewing,
     can_delete_creation,
@@ -23,6 +27,7 @@ from creations.access import (
 from creations.artifacts.display import artifact_displays
 from creations.events.trajectory import run_trajectory
 from creations.models import Creation, Run
+from creations.runs.inputs import INPUT_NAME_RULE, input_renames
 from creations.runs.services import (
     creation_delete,
     creation_fork,
@@ -37,6 +42,7 @@ from creations.web.forms import CreationForm, DeleteCreationForm, ForkForm, Refi
 from creations.web.selectors import compare_default, version_rows
 from creations.web.starters import starter_get, starters
 from sandboxes.agent import demo_follow_ups
+from workspaces.models import Membership
 from workspaces.permissions import may_start_runs, workspace_membership_or_404
 from workspaces.rate_limits import over_limit, submission_limit
 
@@ -57,31 +63,70 @@ def _add_service_errors(form: CreationForm | ForkForm | RefineForm, error: Valid
         form.add_error(None, error)
 
 
-def _ask_for_files_again(form: CreationForm, uploads: list[UploadedFile]) -> None:
+def _files_again_note(names: list[str]) -> str:
     """A browser cannot fill a file field back in: a refused form says which files to choose again."""
-    if not uploads:
-        return
-    names = ", ".join(upload.name or "?" for upload in uploads[:5]) + (", …" if len(uploads) > 5 else "")
-    form.add_error(
-        "uploads",
-        f"Nothing was started, and browsers do not keep chosen files: choose your files again ({names}).",
+    shown = ", ".join(name or "?" for name in names[:5]) + (", …" if len(names) > 5 else "")
+    return f"Nothing was started, and browsers do not keep chosen files: choose your files again ({shown})."
+
+
+def _ask_for_files_again(form: CreationForm, uploads: list[UploadedFile]) -> None:
+    if uploads:
+        form.add_error("uploads", _files_again_note([upload.name or "" for upload in uploads]))
+
+
+def _new_creation_context(request: HttpRequest, membership: Membership) -> dict[str, Any]:
+    return {
+        "workspace": membership.workspace,
+        "membership": membership,
+        "starters": starters(),
+        "max_file_bytes": settings.UPLOAD_MAX_FILE_BYTES,
+        "attachments": attachments_for(request, workspace=membership.workspace),
+    }
+
+
+def _creation_form_refused(request: HttpRequest, refusal: BodyRefusal, slug: str) -> HttpResponse:
+    """The form again when the request was too large to take (config.request_limits): with what was
+    typed when its text could be read, and why nothing was started."""
+    if not request.user.is_authenticated:
+        return redirect_to_login(request.get_full_path())
+    membership = workspace_membership_or_404(slug=slug, user=request.user)
+    context = _new_creation_context(request, membership)
+    if not may_start_runs(membership):
+        return render(request, "creations/creation_new.html", {**context, "form": None}, status=403)
+    form = CreationForm(request.POST if refusal.text_kept else None, workspace=membership.workspace)
+    if form.is_bound:
+        form.is_valid()  # anything else wrong is said at once, beside the refusal
+    said = [refusal.message]
+    if refusal.file_names:
+        said.append(_files_again_note(list(refusal.file_names)))
+    else:
+        said.append("Nothing was started.")
+    if not refusal.text_kept:
+        said.append("What was typed could not be read back: write it again.")
+    return render(
+        request, "creations/creation_new.html", {**context, "form": form, "refusal": said}, status=refusal.status
     )
 
 
+def _say_renamed_inputs(request: HttpRequest, creation: Creation) -> None:
+    """On the page the person lands on: each file the platform had to rename, and whether the brief
+    calls it by its old name (the agent is told both names)."""
+    for renamed in input_renames(creation.brief, creation.inputs.all()):
+        text = f"Renamed “{renamed.sent_as}” to “{renamed.name}”: {INPUT_NAME_RULE}"
+        if renamed.in_brief:
+            text += f" Your brief calls it “{renamed.sent_as}”: the agent is told that this is {renamed.name}."
+        messages.warning(request, text)
+
+
+@refused_body_page(_creation_form_refused)
 @login_required
 @with_platform_csp
 @require_http_methods(["GET", "POST"])
 def creation_new(request: HttpRequest, slug: str) -> HttpResponse:
     membership = workspace_membership_or_404(slug=slug, user=request.user)
     workspace = membership.workspace
-    attachments = attachments_for(request, workspace=workspace)
-    context = {
-        "workspace": workspace,
-        "membership": membership,
-        "starters": starters(),
-        "max_file_bytes": settings.UPLOAD_MAX_FILE_BYTES,
-        "attachments": attachments,
-    }
+    context = _new_creation_context(request, membership)
+    attachments = context["attachments"]
     if not may_start_runs(membership):
         return render(request, "creations/creation_new.html", {**context, "form": None}, status=403)
     initial = {}
@@ -120,6 +165,7 @@ def creation_new(request: HttpRequest, slug: str) -> HttpResponse:
         except PermissionDenied as error:
             form.add_error(None, str(error))
         else:
+            _say_renamed_inputs(request, run.creation)
             return redirect(run)
     status = 200
     if request.method == "POST":
@@ -145,6 +191,7 @@ def _creation_page(
     wanted = str(selected_pk) if selected_pk is not None else request.GET.get("run")
     selected = next((r for r in runs if str(r.pk) == wanted), runs[0] if runs else None)
     trajectory = run_trajectory(run=selected) if selected else None
+    inputs = list(creation.inputs.all())
     context = {
         "creation": creation,
         "runs": runs,
@@ -153,7 +200,8 @@ def _creation_page(
         "can_create": viewing.can_create,
         "can_delete": can_delete_creation(creation=creation, user=request.user, membership=viewing.membership),
         "has_active_run": any(not r.is_final for r in runs),
-        "inputs": list(creation.inputs.all()),
+        "inputs": inputs,
+        "renamed_in_brief": [renamed for renamed in input_renames(creation.brief, inputs) if renamed.in_brief],
         "artifacts": artifact_displays(
             selected.artifacts.all() if selected else [], user=request.user, render_documents=True
         ),
@@ -254,7 +302,7 @@ def creation_delete_view(request: HttpRequest, pk: int) -> HttpResponse:
 @with_platform_csp
 @require_POST
 def run_refine_view(request: HttpRequest, pk: int) -> HttpResponse:
-    """"What should change?": the next version, continuing from version `pk`."""
+    """ "What should change?": the next version, continuing from version `pk`."""
     run = run_for_viewer_or_404(pk=pk, user=request.user).run
     viewing = _creation_for_page(request, run.creation_id)
     form = RefineForm(request.POST)

@@ -237,3 +237,18 @@ def test_the_run_page_offers_a_message_box_while_it_runs(
     assert RunMessage.objects.get(run=run).text == "sign it"
     client.force_login(team.viewer)
     assert "Tell the agent" not in client.get(run.get_absolute_url()).content.decode()
+
+
+def test_a_refine_carries_which_input_files_were_renamed(team: Team, endpoint: ModelEndpoint) -> None:
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    upload = SimpleUploadedFile("stops: autumn?.csv", b"name,lat,lon\n")
+    v1 = creation_submit(
+        workspace=team.workspace, author=team.member, brief=BRIEF, model_endpoint=endpoint, files=[upload]
+    )
+    v2 = run_refine(run=_finished(v1), user=team.member, instruction="bigger pins")
+
+    continuation = run_continuation(v2)
+
+    assert continuation is not None
+    assert continuation.renamed_inputs == {"stops_ autumn_.csv": "stops: autumn?.csv"}
