@@ -21,6 +21,7 @@ import httpx2
 import openai
 from openai.types.chat import ChatCompletion, ChatCompletionChunk
 
+from sandboxes.agent.config import DEFAULTS
 from sandboxes.agent.endpoint_addresses import EndpointReplyTooLarge, GuardedTransport, find_cause, refused_in_chain
 from sandboxes.agent.model import (
     ContextOverflowError,
@@ -92,6 +93,7 @@ class OpenAIModelClient:
         connect_timeout: float = 10.0,
         retry: RetryPolicy | None = None,
         allow_private: bool = True,
+        max_reported_tokens: int = DEFAULTS["AGENT_MODEL_MAX_REPORTED_TOKENS"],
     ) -> None:
         self.model = model
         self.base_url = base_url
@@ -99,6 +101,7 @@ class OpenAIModelClient:
         self._temperature = temperature
         self._max_tokens = max_tokens
         self._retry = retry or RetryPolicy()
+        self._max_reported_tokens = max_reported_tokens
         self._client = openai.OpenAI(
             base_url=base_url,
             # Local servers (vLLM, Ollama) often need no key, but the client
@@ -204,7 +207,7 @@ class OpenAIModelClient:
                 if cancel is not None and cancel.is_set():
                     raise ModelCancelled("cancelled while the model was answering")
                 if chunk.usage is not None:
-                    usage = Usage(chunk.usage.prompt_tokens or 0, chunk.usage.completion_tokens or 0)
+                    usage = self._reported_usage(chunk.usage)
                 for choice in chunk.choices:
                     delta = choice.delta
                     finish_reason = choice.finish_reason or finish_reason
@@ -236,6 +239,20 @@ class OpenAIModelClient:
             usage=usage,
             finish_reason=finish_reason,
         )
+
+    def _reported_usage(self, reported: Any) -> Usage:
+        prompt, completion = reported.prompt_tokens, reported.completion_tokens
+        usage = Usage.reported(prompt, completion, most=self._max_reported_tokens)
+        if (usage.prompt_tokens, usage.completion_tokens) != (prompt or 0, completion or 0):
+            log.warning(
+                "%s reported a usage no reply can have (prompt %r, completion %r tokens); counted as %d and %d",
+                public_url(self.base_url),
+                str(prompt)[:40],
+                str(completion)[:40],
+                usage.prompt_tokens,
+                usage.completion_tokens,
+            )
+        return usage
 
     def _classify_status_error(self, error: openai.APIStatusError) -> Exception:
         """Sort an HTTP error by its status. The endpoint's own text is read to
