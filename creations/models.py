@@ -163,6 +163,9 @@ class Run(models.Model):
             models.Index(fields=["status", "heartbeat_at"]),
             # Admission asks which workspace was served least recently among the runs started lately.
             models.Index(fields=["started_at"], name="run_started_at"),
+            # A workspace's queued runs (counted against its queue's bound at each submission, and
+            # ahead of a new run) are found among the runs queued now, however many have ever run.
+            models.Index(fields=["creation", "created_at"], condition=Q(status="queued"), name="run_queued"),
             # A workspace's storage in use sums the event files of the runs that have any, not of every run.
             models.Index(fields=["creation"], condition=Q(event_file_bytes__gt=0), name="run_event_files"),
         ]

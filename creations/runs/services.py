@@ -8,9 +8,9 @@ there yet. A run whose workspace has no free slot
 says so from the start (creations.runs.admission).
 
 Every service that queues a run first checks, in its transaction and under the
-workspace's row lock, that the workspace's storage takes the files it adds
-(`_check_room`): parallel requests take turns there, so together they cannot
-pass the quota.
+workspace's row lock, that the workspace's storage takes the files it adds and
+its queue has room (`_check_room`): parallel requests take turns there, so
+together they pass neither bound.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from django.db import transaction
 from creations.access import can_cancel_run, can_delete_creation, can_view_creation
 from creations.models import ACTIVE_STATUSES, Creation, InputFile, Run, RunStatus, Visibility
 from creations.runs import queue
-from creations.runs.admission import run_note_waiting
+from creations.runs.admission import queue_room_check, run_note_waiting
 from creations.runs.artifact_inputs import artifact_uploads
 from creations.runs.inputs import clean_input_files
 from creations.runs.limits import clean_requested_limits, fit_limits
@@ -73,10 +73,11 @@ def _clean_endpoint(workspace: Workspace, endpoint: ModelEndpoint | None) -> Mod
 
 
 def _check_room(workspace: Workspace, *, adding_bytes: int = 0) -> None:
-    """Refuse a new run whose files (`adding_bytes`) its workspace's storage cannot take.
-    Call inside the transaction that queues the run, before anything of it is written:
-    the workspace's row stays locked until it commits."""
+    """Refuse a new run whose files (`adding_bytes`) its workspace's storage cannot take, or
+    whose workspace's queue is full. Call inside the transaction that queues the run, before
+    anything of it is written: the workspace's row stays locked until it commits."""
     storage_room_check(workspace_id=workspace.pk, adding=adding_bytes)
+    queue_room_check(workspace_id=workspace.pk)
 
 
 # --- services ----------------------------------------------------------------
