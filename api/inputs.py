@@ -2,7 +2,9 @@
 taken by the run that names them, or expired.
 
 The upload rules are the web form's (creations.runs.inputs); a person may keep
-only so many bytes waiting, so uploads nobody uses cannot fill the storage.
+only so many bytes waiting, so uploads nobody uses cannot fill the storage. What
+waits counts in the workspace's storage, and an upload must fit in its quota
+(checked under the workspace's row lock, so parallel uploads cannot pass it together).
 """
 
 from __future__ import annotations
@@ -15,13 +17,15 @@ from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 from django.core.files.uploadedfile import UploadedFile
 from django.db import transaction
-from django.db.models import Sum
+from django.db.models import F, Sum
 from django.db.models.signals import post_delete
 from django.template.defaultfilters import filesizeformat
 from django.utils import timezone
 
 from api.models import StagedInput
 from creations.runs.inputs import clean_input_files
+from creations.usage.budgets import storage_room_check
+from creations.usage.storage import storage_holder_register
 from workspaces.models import Workspace
 from workspaces.permissions import membership_to_start_runs
 
@@ -31,18 +35,19 @@ def inputs_stage(*, workspace: Workspace, user: User, files: Sequence[UploadedFi
     if not files:
         raise ValidationError({"files": "Attach at least one file (multipart field `files`)."})
     cleaned = clean_input_files(files)
-    waiting = StagedInput.objects.filter(uploaded_by=user).aggregate(total=Sum("size"))["total"] or 0
     adding = sum(upload.size or 0 for _, upload in cleaned)
-    if waiting + adding > settings.API_STAGED_INPUT_MAX_BYTES:
-        raise ValidationError(
-            {
-                "files": f"You have {filesizeformat(waiting)} of uploads waiting for a run (at most "
-                f"{filesizeformat(settings.API_STAGED_INPUT_MAX_BYTES)}): create a run with them, or wait until "
-                f"they expire ({settings.API_STAGED_INPUT_HOURS} hours after upload)."
-            }
-        )
     staged = []
     with transaction.atomic():
+        storage_room_check(workspace_id=workspace.pk, adding=adding)
+        waiting = StagedInput.objects.filter(uploaded_by=user).aggregate(total=Sum("size"))["total"] or 0
+        if waiting + adding > settings.API_STAGED_INPUT_MAX_BYTES:
+            raise ValidationError(
+                {
+                    "files": f"You have {filesizeformat(waiting)} of uploads waiting for a run (at most "
+                    f"{filesizeformat(settings.API_STAGED_INPUT_MAX_BYTES)}): create a run with them, or wait "
+                    f"until they expire ({settings.API_STAGED_INPUT_HOURS} hours after upload)."
+                }
+            )
         for name, upload in cleaned:
             sent_as = upload.name or ""
             item = StagedInput(
@@ -113,3 +118,5 @@ def _delete_file_after_commit(sender: type[StagedInput], instance: StagedInput, 
 
 def connect() -> None:
     post_delete.connect(_delete_file_after_commit, sender=StagedInput, dispatch_uid="staged-input-files")
+    # Uploads waiting for their run are kept in the workspace's storage like its inputs.
+    storage_holder_register(StagedInput, workspace="workspace_id", size=F("size"))

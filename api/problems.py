@@ -17,6 +17,8 @@ from ninja import Schema
 from ninja.errors import AuthenticationError, HttpError, Throttled
 from ninja.errors import ValidationError as RequestValidationError
 
+from creations.runs.admission import RunQueueFull
+
 if TYPE_CHECKING:
     from ninja import NinjaAPI
 
@@ -109,6 +111,11 @@ def _from_throttled(request: HttpRequest, exc: Throttled, api: NinjaAPI) -> Http
     return response
 
 
+def _from_queue_full(request: HttpRequest, exc: RunQueueFull, api: NinjaAPI) -> HttpResponse:
+    # Too many runs waiting, like too many requests: the same request succeeds once some have started.
+    return problem_response(request, api, status=429, detail=" ".join(exc.messages))
+
+
 def _from_http_error(request: HttpRequest, exc: HttpError, api: NinjaAPI) -> HttpResponse:
     return problem_response(request, api, status=exc.status_code, detail=str(exc))
 
@@ -134,6 +141,7 @@ def install_problem_handlers(api: NinjaAPI) -> None:
     api.add_exception_handler(Exception, bound(_from_unexpected))
     api.add_exception_handler(RequestValidationError, bound(_from_request_validation))
     api.add_exception_handler(DjangoValidationError, bound(_from_django_validation))
+    api.add_exception_handler(RunQueueFull, bound(_from_queue_full))
     api.add_exception_handler(AuthenticationError, bound(_from_authentication))
     api.add_exception_handler(Throttled, bound(_from_throttled))
     api.add_exception_handler(HttpError, bound(_from_http_error))

@@ -158,6 +158,9 @@ class Run(models.Model):
     sandbox_seconds = models.FloatField(default=0)
     output_bytes = models.PositiveBigIntegerField(default=0)
     last_seq = models.PositiveIntegerField(default=0, help_text="Highest RunEvent.seq stored.")
+    # Bytes of the files its events' long fields went to (creations.events.store): they stay in
+    # storage as long as the run, so they count in its workspace's storage.
+    event_file_bytes = models.PositiveBigIntegerField(default=0)
 
     class Meta:
         ordering = ["-created_at"]
@@ -165,6 +168,11 @@ class Run(models.Model):
             models.Index(fields=["status", "heartbeat_at"]),
             # Admission asks which workspace was served least recently among the runs started lately.
             models.Index(fields=["started_at"], name="run_started_at"),
+            # A workspace's queued runs (counted against its queue's bound at each submission, and
+            # ahead of a new run) are found among the runs queued now, however many have ever run.
+            models.Index(fields=["creation", "created_at"], condition=Q(status="queued"), name="run_queued"),
+            # A workspace's storage in use sums the event files of the runs that have any, not of every run.
+            models.Index(fields=["creation"], condition=Q(event_file_bytes__gt=0), name="run_event_files"),
         ]
         constraints = [
             models.CheckConstraint(condition=Q(status__in=RunStatus.values), name="run_status_valid"),
@@ -319,6 +327,9 @@ class Artifact(models.Model):
     rendition_content_type = models.CharField(max_length=100, blank=True)
     # Markdown or code rendered to HTML at ingestion, sanitized (creations/artifacts/renderers.py).
     rendered = models.FileField(upload_to=rendered_upload_to, max_length=300, null=True, blank=True)
+    # Bytes of the preview, rendition and rendering together: stored beside the file, so they
+    # count in the workspace's storage as its `size` does.
+    derived_bytes = models.PositiveBigIntegerField(default=0)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

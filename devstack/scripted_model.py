@@ -303,7 +303,8 @@ def _make_handler(server: ScriptedModel) -> type[BaseHTTPRequestHandler]:
 def _usage(body: dict[str, Any], entry: Reply) -> dict[str, int]:
     if entry.usage is not None:
         usage = dict(entry.usage)
-        usage.setdefault("total_tokens", usage.get("prompt_tokens", 0) + usage.get("completion_tokens", 0))
+        if "total_tokens" not in usage:  # a script may send any counts (even nonsense): they are sent as given
+            usage["total_tokens"] = usage.get("prompt_tokens", 0) + usage.get("completion_tokens", 0)
         return usage
     prompt = sum(len(json.dumps(m)) for m in body.get("messages", [])) // 4
     completion = (len(entry.text) + len(entry.reasoning) + sum(len(c.arguments) for c in entry.tool_calls)) // 4 + 1

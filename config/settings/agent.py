@@ -29,6 +29,11 @@ AGENT_MODEL_BACKOFF_INITIAL = env.float(
 AGENT_MODEL_BACKOFF_MAX = env.float(
     "AGENT_MODEL_BACKOFF_MAX", default=AGENT_DEFAULTS["AGENT_MODEL_BACKOFF_MAX"], validate=Range(min=0)
 )
+# A reply's reported usage is held to 0..this many tokens (prompt and completion each) before it
+# reaches the run's totals, the budgets and the ledger: an endpoint's figures are its own to make up.
+AGENT_MODEL_MAX_REPORTED_TOKENS = env.int(
+    "AGENT_MODEL_MAX_REPORTED_TOKENS", default=AGENT_DEFAULTS["AGENT_MODEL_MAX_REPORTED_TOKENS"], validate=Range(min=1)
+)
 # Model endpoints on loopback or private addresses (a self-hosted vLLM on the LAN,
 # a model on the developer's machine). Link-local and cloud metadata addresses
 # are refused whatever this says (sandboxes/agent/endpoint_addresses.py).

@@ -32,6 +32,8 @@ RUN_REAPER_INTERVAL = env.float("RUN_REAPER_INTERVAL", default=10.0, validate=Ra
 # own runs to end does not count.
 RUN_QUEUED_REQUEUE_AFTER_SECONDS = env.float("RUN_QUEUED_REQUEUE_AFTER_SECONDS", default=600.0, validate=Range(min=1))
 RUN_QUEUED_MAX_SECONDS = env.float("RUN_QUEUED_MAX_SECONDS", default=3600.0, validate=Range(min=1))
+# Runs one workspace may have queued at once; a new run past it is refused, saying so (429 in the API).
+RUN_QUEUED_MAX_PER_WORKSPACE = env.int("RUN_QUEUED_MAX_PER_WORKSPACE", default=100, validate=Range(min=1))
 # Cancels arrive by Redis pub/sub at once; the database is polled as a fallback.
 RUN_CANCEL_POLL_SECONDS = env.float("RUN_CANCEL_POLL_SECONDS", default=1.0, validate=Range(min=0.05))
 # After a cancel, the output is copied out for at most this long before the sandbox is stopped.

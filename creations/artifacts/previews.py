@@ -167,19 +167,23 @@ def _accept(artifact: Artifact, name: str, path: Path) -> None:
     if path.stat().st_size > settings.PREVIEW_OUTPUT_MAX_BYTES:
         logger.info("artifact %s: the previewer's %s is too large; dropped", artifact.pk, name)
         return
+    # Each stored file's bytes are added to the artifact's `derived_bytes`: its workspace's storage counts them.
     if name == "preview.png" and _starts_with(path, PNG_SIGNATURE):
         with path.open("rb") as handle:
             artifact.preview.save("preview.png", File(handle), save=False)
-        artifact.save(update_fields=["preview"])
+        artifact.derived_bytes += path.stat().st_size
+        artifact.save(update_fields=["preview", "derived_bytes"])
     elif name == "rendition.ogg" and _starts_with(path, OGG_SIGNATURE):
         with path.open("rb") as handle:
             artifact.rendition.save("music.ogg", File(handle), save=False)
         artifact.rendition_content_type = "audio/ogg"
-        artifact.save(update_fields=["rendition", "rendition_content_type"])
+        artifact.derived_bytes += path.stat().st_size
+        artifact.save(update_fields=["rendition", "rendition_content_type", "derived_bytes"])
     elif name == "document.html" and artifact.kind in DOCUMENT_KINDS:
         html = path.read_bytes().decode("utf-8", errors="replace")
-        stored = sanitize_document(html, document_path=artifact.path)
-        artifact.rendered.save("document.html", ContentFile(stored.encode()), save=False)
-        artifact.save(update_fields=["rendered"])
+        document = sanitize_document(html, document_path=artifact.path).encode()
+        artifact.rendered.save("document.html", ContentFile(document), save=False)
+        artifact.derived_bytes += len(document)
+        artifact.save(update_fields=["rendered", "derived_bytes"])
     else:
         logger.info("artifact %s: ignoring %r from the previewer", artifact.pk, name[:100])

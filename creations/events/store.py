@@ -12,7 +12,8 @@ Streamed text (command output, model text) arrives in tiny pieces; the
 recorder coalesces pieces of the same stream for about 100 ms or 8 KB, so a
 flood of output makes a bounded number of rows. A payload larger than about
 32 KB keeps a prefix inline and the whole text goes to a file (Django
-storage) that the event points to.
+storage) that the event points to; the run counts the bytes of those files
+(`Run.event_file_bytes`, for its workspace's storage).
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from django.conf import settings
 from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
 from django.db import close_old_connections, connection, transaction
+from django.db.models import F
 from django.utils import timezone
 from pydantic import BaseModel
 
@@ -73,6 +75,7 @@ def store_events(
     if not items:
         return []
     capped = [(kind, cap_payload(run_id, storable_payload(payload))) for kind, payload in items]
+    _count_event_files(run_id, capped)
     if connection.vendor == "postgresql" and not connection.in_atomic_block:
         events = insert_events_one_statement(run_id, capped, require_active=require_active)
     else:
@@ -188,6 +191,19 @@ def cap_payload(run_id: int, payload: dict[str, Any], *, limit: int | None = Non
     capped["overflow"] = overflow
     capped["truncated"] = True
     return capped
+
+
+def _count_event_files(run_id: int, capped: Sequence[EventItem]) -> None:
+    """Add the bytes of the files `cap_payload` just stored to the run's `event_file_bytes`: they stay
+    as long as the run does, whether or not their events are stored, and its workspace's storage counts them."""
+    stored = sum(
+        int(entry.get("bytes") or 0)
+        for _, payload in capped
+        for entry in (payload.get("overflow") or {}).values()
+        if isinstance(entry, dict)
+    )
+    if stored:
+        Run.objects.filter(pk=run_id).update(event_file_bytes=F("event_file_bytes") + stored)
 
 
 def _prefix_within(text: str, max_bytes: int) -> str:

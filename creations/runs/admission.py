@@ -43,6 +43,13 @@ row locks; its transactions take the write lock when they begin
 A queued run that cannot start is told why (`Run.reason`, and a status event
 for open pages) when its submit or its wake-up finds its workspace full;
 being claimed clears it.
+
+The queue itself is bounded: a workspace may have at most
+RUN_QUEUED_MAX_PER_WORKSPACE runs queued, and a new run past that is refused
+before anything of it is written (`queue_room_check`, under the workspace's
+row lock, so parallel submissions cannot pass it together). The queued runs
+are counted from an index of their own, so the check costs the same however
+many runs a workspace has had.
 """
 
 from __future__ import annotations
@@ -52,6 +59,8 @@ from datetime import datetime, timedelta
 from enum import Enum
 from typing import Any
 
+from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.db import DatabaseError, connection, transaction
 from django.db.models import Q
 from django.db.models.signals import post_save
@@ -173,6 +182,32 @@ def _claim(run_id: int, *, workspace_id: int, worker: str, host: str) -> _Claim:
         if quota is None or in_flight_count(workspace_id) >= quota:
             return _Claim.FULL
         return _Claim.CLAIMED if run_mark_starting(run_id=run_id, worker=worker, host=host) else _Claim.TAKEN
+
+
+class RunQueueFull(ValidationError):
+    """A new run refused: its workspace has as many runs queued as it may."""
+
+
+def queue_room_check(*, workspace_id: int) -> None:
+    """Refuse a new run (raise RunQueueFull, saying why) while the workspace has
+    RUN_QUEUED_MAX_PER_WORKSPACE runs queued.
+
+    Takes the workspace's row lock, held until the caller's transaction ends: call it in
+    the transaction that queues the run, so parallel submissions are counted one after the other."""
+    Workspace.objects.select_for_update(no_key=True).filter(pk=workspace_id).values_list("pk", flat=True).first()
+    bound = settings.RUN_QUEUED_MAX_PER_WORKSPACE
+    if queued_count(workspace_id) >= bound:
+        raise RunQueueFull(
+            f"This workspace has {bound} runs waiting to start, as many as it may queue: wait for some of "
+            "them to start, or cancel some, then ask again.",
+            code="queue_full",
+        )
+
+
+def queued_count(workspace_id: int) -> int:
+    """The workspace's runs waiting for a slot; read from the queued runs' own index (`run_queued`),
+    so it costs the same however many runs the workspace has had."""
+    return Run.objects.filter(creation__workspace_id=workspace_id, status=RunStatus.QUEUED).count()
 
 
 def in_flight_count(workspace_id: int) -> int:

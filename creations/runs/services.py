@@ -6,6 +6,11 @@ budget left this month (creations.usage.budgets), writes in one transaction, and
 wakes a worker only after commit, so a worker never looks for a run that is not
 there yet. A run whose workspace has no free slot
 says so from the start (creations.runs.admission).
+
+Every service that queues a run first checks, in its transaction and under the
+workspace's row lock, that the workspace's storage takes the files it adds and
+its queue has room (`_check_room`): parallel requests take turns there, so
+together they pass neither bound.
 """
 
 from __future__ import annotations
@@ -22,7 +27,7 @@ from django.db import transaction
 from creations.access import can_cancel_run, can_delete_creation, can_view_creation
 from creations.models import ACTIVE_STATUSES, TITLE_MAX_CHARS, Creation, InputFile, Run, RunStatus, Visibility
 from creations.runs import queue
-from creations.runs.admission import run_note_waiting
+from creations.runs.admission import queue_room_check, run_note_waiting
 from creations.runs.artifact_inputs import artifact_uploads
 from creations.runs.inputs import clean_input_files
 from creations.runs.limits import clean_requested_limits, fit_limits
@@ -34,7 +39,7 @@ from creations.runs.state import (
     run_request_cancel,
 )
 from creations.runs.supervision import publish_cancel
-from creations.usage.budgets import check_can_submit
+from creations.usage.budgets import check_can_submit, storage_room_check
 from sandboxes.agent import demo_follow_up_refusal
 from workspaces.models import ModelEndpoint, Workspace
 from workspaces.permissions import membership_to_start_runs
@@ -77,6 +82,14 @@ def _clean_endpoint(workspace: Workspace, endpoint: ModelEndpoint | None) -> Mod
     if not endpoint.is_enabled:
         raise ValidationError({"model_endpoint": f"The model “{endpoint.name}” is switched off; pick another one."})
     return endpoint
+
+
+def _check_room(workspace: Workspace, *, adding_bytes: int = 0) -> None:
+    """Refuse a new run whose files (`adding_bytes`) its workspace's storage cannot take, or
+    whose workspace's queue is full. Call inside the transaction that queues the run, before
+    anything of it is written: the workspace's row stays locked until it commits."""
+    storage_room_check(workspace_id=workspace.pk, adding=adding_bytes)
+    queue_room_check(workspace_id=workspace.pk)
 
 
 # --- services ----------------------------------------------------------------
@@ -125,6 +138,7 @@ def creation_submit(
         ),
     )
     cleaned_files = clean_input_files([*files, *artifact_uploads(user=author, ids=artifact_ids, beside=files)])
+    _check_room(workspace, adding_bytes=sum(upload.size or 0 for _, upload in cleaned_files))
     creation.save()
     for name, upload in cleaned_files:
         sent_as = upload.name or ""
@@ -169,6 +183,7 @@ def run_rerun(*, creation: Creation, user: User) -> Run:
     check_can_submit(creation.workspace)
     _clean_endpoint(creation.workspace, creation.model_endpoint)
     with transaction.atomic():
+        _check_room(creation.workspace)
         return _queue_new_run(creation, started_by=user)
 
 
@@ -199,6 +214,7 @@ def run_refine(*, run: Run, user: User, instruction: str) -> Run:
     check_can_submit(creation.workspace)
     _clean_endpoint(creation.workspace, creation.model_endpoint)
     with transaction.atomic():
+        _check_room(creation.workspace)
         return _queue_new_run(creation, started_by=user, parent=run, instruction=instruction)
 
 
@@ -242,17 +258,20 @@ def creation_fork(*, creation: Creation, user: User, brief: str, workspace: Work
     endpoint = creation.model_endpoint if same_workspace and creation.model_endpoint_id else None
     if endpoint is not None and not endpoint.is_enabled:
         endpoint = None
+    brief = _clean_brief(brief)
+    originals = list(creation.inputs.all())
+    _check_room(target, adding_bytes=sum(original.size for original in originals))
     fork = Creation.objects.create(
         workspace=target,
         author=user,
         title=creation.title,
-        brief=_clean_brief(brief),
+        brief=brief,
         visibility=creation.visibility if same_workspace else Visibility.WORKSPACE,
         model_endpoint=endpoint,
         **fit_limits(creation, target),
         forked_from=creation,
     )
-    for original in creation.inputs.all():
+    for original in originals:
         with original.file.open("rb") as handle:
             data = handle.read()
         copy = InputFile(creation=fork, name=original.name, size=len(data), content_type=original.content_type)

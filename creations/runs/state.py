@@ -10,10 +10,11 @@ run's last event.
 The other fields change here too, each by one conditional UPDATE: the cancel
 request, heartbeats, live usage counters, the reason a queued run waits and
 the time it has had a free slot since (admission decides both). The
-one exception is `last_seq`, the event log's own counter: the event store
-(`creations.events.store`) bumps it in the very statement that inserts the
-events, which is what keeps a run's events gapless, and the event log sits
-below the run lifecycle (this module writes its final event through it).
+exceptions are the event log's own counters: the event store
+(`creations.events.store`) bumps `last_seq` in the very statement that inserts the
+events, which is what keeps a run's events gapless, and adds to `event_file_bytes`
+as it stores a long field in a file; the event log sits below the run lifecycle
+(this module writes its final event through it).
 """
 
 from __future__ import annotations

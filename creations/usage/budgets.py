@@ -6,10 +6,14 @@
 - while a run works (`RunBudgetWatch`, the agent loop's once-a-step question):
   a run that crosses a budget is told to submit, then stopped (quota_exceeded).
 
-Its storage quota is applied where a run's files are stored (`storage_allowance`,
-which the runs layer hands to the artifacts' ingest).
+Its storage quota counts every file the workspace keeps (creations.usage.storage). It
+is checked before anything is added (`storage_room_check`: files given with a brief,
+copied by a fork, uploaded ahead of a run, and any new run once the quota is full),
+under the workspace's row lock, so parallel submissions and uploads cannot pass it
+together; and where a run's files are stored (`storage_allowance`, which the runs
+layer hands to the artifacts' ingest and the snapshot).
 
-Budgets are soft at the edge: runs already going may finish their step, and
+Monthly budgets are soft at the edge: runs already going may finish their step, and
 two submissions at the same moment may both start. What bounds the overshoot
 is the per-step check, not a lock.
 """
@@ -22,6 +26,7 @@ from collections.abc import Callable
 from datetime import datetime
 
 from django.core.exceptions import ValidationError
+from django.template.defaultfilters import filesizeformat
 from django.utils import dateformat
 
 from creations.models import IN_FLIGHT_STATUSES, Run
@@ -64,8 +69,35 @@ def check_can_submit(workspace: Workspace, now: datetime | None = None) -> None:
         raise ValidationError(message, code="budget_exhausted")
 
 
+def storage_room_check(*, workspace_id: int, adding: int = 0) -> None:
+    """Refuse what would pass the workspace's storage quota: `adding` more bytes, or a new run
+    once the quota is full (it could keep none of its files). Raises ValidationError saying
+    what the workspace keeps and what frees space.
+
+    Takes the workspace's row lock, held until the caller's transaction ends: call it in
+    the transaction that writes what is added, before writing it. Checks of parallel
+    submissions and uploads then take turns, each counting what the one before it
+    committed. (FOR NO KEY UPDATE: rows that merely point at the workspace, an artifact
+    being stored, are not held up by it.)"""
+    quota = (
+        Workspace.objects.select_for_update(no_key=True)
+        .values_list("quota_storage_bytes", flat=True)
+        .get(pk=workspace_id)
+    )
+    kept = workspace_storage_bytes(workspace=workspace_id)
+    if kept < quota and kept + adding <= quota:
+        return
+    held = f"it keeps {filesizeformat(kept)} of its {filesizeformat(quota)}"
+    frees = "Deleting creations the workspace no longer needs frees space."
+    if adding:
+        message = f"These files ({filesizeformat(adding)}) do not fit in this workspace's storage: {held}. {frees}"
+    else:
+        message = f"This workspace's storage is full ({held}): a new run could keep none of its files. {frees}"
+    raise ValidationError(message.replace("\xa0", " "), code="storage_full")
+
+
 def storage_allowance(*, workspace_id: int) -> int:
-    """Bytes a run of the workspace may still store: its storage quota less the artifacts it keeps."""
+    """Bytes a run of the workspace may still store: its storage quota less everything it keeps."""
     quota = Workspace.objects.values_list("quota_storage_bytes", flat=True).get(pk=workspace_id)
     return max(quota - workspace_storage_bytes(workspace=workspace_id), 0)
 

@@ -1,5 +1,5 @@
 """Reads of what a workspace has spent: this month's model tokens and sandbox time,
-and the artifact storage it holds now.
+and the storage it holds now (every kind of file, creations.usage.storage).
 
 Months are calendar months in UTC, the period the quotas (Workspace.quota_*)
 are given for. A month's figures are the usage ledger's records for it (each
@@ -11,9 +11,11 @@ counts from its first step, exactly once. Every function takes `now` so tests
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from functools import reduce
 from typing import Any
 
 from django.db.models import (
@@ -33,7 +35,8 @@ from django.db.models.expressions import Combinable
 from django.db.models.functions import Coalesce, Greatest
 from django.utils import timezone
 
-from creations.models import IN_FLIGHT_STATUSES, Artifact, Run, RunSnapshot, UsageRecord
+from creations.models import IN_FLIGHT_STATUSES, Run, UsageRecord
+from creations.usage.storage import storage_holders
 from workspaces.models import Workspace
 
 
@@ -62,7 +65,7 @@ class MonthUsage:
     recorded_sandbox_seconds: float
     in_flight_tokens: int
     in_flight_sandbox_seconds: float
-    storage_bytes: int  # artifacts stored now (storage is not monthly)
+    storage_bytes: int  # every file kept now (storage is not monthly)
 
     @property
     def tokens(self) -> int:
@@ -85,15 +88,22 @@ def _sum_of(rows: QuerySet[Any], expression: Combinable, output: Field[Any, Any]
     return Coalesce(Subquery(summed, output_field=output), zero, output_field=output)
 
 
+def _storage_bytes(workspace_id: Any) -> ExpressionWrapper:
+    """The bytes kept by the workspace whose id `workspace_id` gives (a value or an OuterRef):
+    one scalar subquery per kind of stored file (creations.usage.storage), added up."""
+    parts = [_sum_of(holder.rows(workspace_id), holder.size, _BIG) for holder in storage_holders()]
+    return ExpressionWrapper(reduce(operator.add, parts), output_field=_BIG)
+
+
 def workspace_month_usage(*, workspace: Workspace | int, now: datetime | None = None) -> MonthUsage:
     """Tokens and sandbox time `workspace` used in the calendar month of `now`, with the
-    runs in flight counted live, and its artifact storage in use.
+    runs in flight counted live, and the storage it uses now.
 
     One statement (PostgreSQL gives it one snapshot): a run that ends meanwhile
     is counted either live or in the ledger, never both or neither. It reads the
     ledger through its (workspace, recorded_at) index, the in-flight runs through
-    the (status, heartbeat_at) one, and the artifacts through the workspace's
-    gallery index."""
+    the (status, heartbeat_at) one, and each kind of stored file through its
+    workspace's (or its creation's) index."""
     workspace_id = workspace.pk if isinstance(workspace, Workspace) else workspace
     usage = workspaces_month_usage(workspaces=[workspace_id], now=now)
     if workspace_id not in usage:
@@ -125,7 +135,7 @@ def workspaces_month_usage(
             recorded_seconds=_sum_of(records, F("sandbox_seconds"), _FLOAT),
             in_flight_tokens=_sum_of(in_flight, F("prompt_tokens") + F("completion_tokens"), _BIG),
             in_flight_time=_sum_of(in_flight, held, _DURATION),
-            storage_bytes=_sum_of(Artifact.objects.filter(workspace_id=OuterRef("pk")), F("size"), _BIG),
+            storage_bytes=_storage_bytes(OuterRef("pk")),
         )
         .values("pk", "recorded_tokens", "recorded_seconds", "in_flight_tokens", "in_flight_time", "storage_bytes")
     )
@@ -144,9 +154,13 @@ def workspaces_month_usage(
 
 
 def workspace_storage_bytes(*, workspace: Workspace | int) -> int:
-    """Bytes of artifacts and version snapshots `workspace` keeps now (what its storage
-    quota counts); deleting a creation lowers it as its files go."""
+    """Bytes `workspace` keeps in storage now, every kind of file (creations.usage.storage):
+    what its storage quota counts. One query; deleting a creation lowers it as its files go."""
     workspace_id = workspace.pk if isinstance(workspace, Workspace) else workspace
-    artifacts = Artifact.objects.filter(workspace_id=workspace_id).aggregate(total=Sum("size"))["total"]
-    snapshots = RunSnapshot.objects.filter(workspace_id=workspace_id).aggregate(total=Sum("size"))["total"]
-    return int(artifacts or 0) + int(snapshots or 0)
+    kept = (
+        Workspace.objects.filter(pk=workspace_id)
+        .annotate(storage_bytes=_storage_bytes(OuterRef("pk")))
+        .values_list("storage_bytes", flat=True)
+        .first()
+    )
+    return int(kept or 0)

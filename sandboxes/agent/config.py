@@ -17,6 +17,9 @@ DEFAULTS: dict[str, Any] = {
     "AGENT_MODEL_BACKOFF_MAX": 20.0,
     "AGENT_DEMO_TYPING_DELAY": 0.0,
     "SANDBOX_COMMAND_TIMEOUT": 180.0,
+    # The most tokens one reply's usage may count, prompt and completion each: past the largest
+    # context windows served today, so only a broken or hostile endpoint's figures are cut to it.
+    "AGENT_MODEL_MAX_REPORTED_TOKENS": 2_000_000,
     # Outside the platform whoever runs the agent picks the model, often on
     # their own machine; the platform's settings decide for its workspaces.
     "MODEL_ENDPOINT_ALLOW_PRIVATE": True,

@@ -41,4 +41,5 @@ def model_client_for(
         connect_timeout=agent_setting("AGENT_MODEL_CONNECT_TIMEOUT") if connect_timeout is None else connect_timeout,
         retry=retry,
         allow_private=bool(agent_setting("MODEL_ENDPOINT_ALLOW_PRIVATE")),
+        max_reported_tokens=int(agent_setting("AGENT_MODEL_MAX_REPORTED_TOKENS")),
     )

@@ -7,6 +7,7 @@ into three kinds the loop treats differently.
 
 from __future__ import annotations
 
+import math
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -34,6 +35,20 @@ class Usage:
     @property
     def total_tokens(self) -> int:
         return self.prompt_tokens + self.completion_tokens
+
+    @classmethod
+    def reported(cls, prompt_tokens: object, completion_tokens: object, *, most: int) -> Usage:
+        """What an endpoint says a reply used, held to what one reply can use: each count a whole
+        number from 0 to `most` (one that is missing or not a number counts 0). The endpoint's
+        figures are untrusted: whatever it sends, the run's totals, its budget checks and the
+        usage ledger add up sensible numbers."""
+        return cls(_token_count(prompt_tokens, most), _token_count(completion_tokens, most))
+
+
+def _token_count(count: object, most: int) -> int:
+    if isinstance(count, bool) or not isinstance(count, int | float) or math.isnan(count):
+        return 0
+    return int(min(max(count, 0), most))
 
 
 @dataclass(frozen=True)

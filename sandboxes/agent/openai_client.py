@@ -30,6 +30,7 @@ from openai.types.chat.chat_completion_chunk import (
     ChoiceDeltaToolCallFunction,
 )
 
+from sandboxes.agent.config import DEFAULTS
 from sandboxes.agent.endpoint_addresses import EndpointReplyTooLarge, GuardedTransport, find_cause, refused_in_chain
 from sandboxes.agent.model import (
     ContextOverflowError,
@@ -112,6 +113,7 @@ class OpenAIModelClient:
         connect_timeout: float = 10.0,
         retry: RetryPolicy | None = None,
         allow_private: bool = True,
+        max_reported_tokens: int = DEFAULTS["AGENT_MODEL_MAX_REPORTED_TOKENS"],
     ) -> None:
         self.model = model
         self.base_url = base_url
@@ -119,6 +121,7 @@ class OpenAIModelClient:
         self._temperature = temperature
         self._max_tokens = max_tokens
         self._retry = retry or RetryPolicy()
+        self._max_reported_tokens = max_reported_tokens
         self._client = openai.OpenAI(
             base_url=base_url,
             # Local servers (vLLM, Ollama) often need no key, but the client
@@ -234,7 +237,8 @@ class OpenAIModelClient:
                 chunks += 1
                 if cancel is not None and cancel.is_set():
                     raise ModelCancelled("cancelled while the model was answering")
-                usage = _usage_of(chunk) or usage
+                if isinstance(chunk.usage, CompletionUsage):
+                    usage = self._reported_usage(chunk.usage)
                 for choice in chunk.choices:
                     delta = choice.delta
                     finish_reason = choice.finish_reason or finish_reason
@@ -272,6 +276,20 @@ class OpenAIModelClient:
             usage=usage,
             finish_reason=finish_reason,
         )
+
+    def _reported_usage(self, reported: Any) -> Usage:
+        prompt, completion = reported.prompt_tokens, reported.completion_tokens
+        usage = Usage.reported(prompt, completion, most=self._max_reported_tokens)
+        if (usage.prompt_tokens, usage.completion_tokens) != (prompt or 0, completion or 0):
+            log.warning(
+                "%s reported a usage no reply can have (prompt %r, completion %r tokens); counted as %d and %d",
+                public_url(self.base_url),
+                str(prompt)[:40],
+                str(completion)[:40],
+                usage.prompt_tokens,
+                usage.completion_tokens,
+            )
+        return usage
 
     def _classify_status_error(self, error: openai.APIStatusError) -> Exception:
         """Sort an HTTP error by its status. The endpoint's own text is read to
@@ -363,18 +381,6 @@ def _tool_call_readable(piece: Any) -> bool:
 
 def _text_or_none(value: Any) -> bool:
     return value is None or isinstance(value, str)
-
-
-def _usage_of(chunk: ChatCompletionChunk) -> Usage | None:
-    """The token counts the chunk reports; none when it reports none, or not as numbers (then
-    they are estimated, as for an endpoint that never reports them)."""
-    usage = chunk.usage
-    if not isinstance(usage, CompletionUsage):
-        return None
-    prompt, completion = usage.prompt_tokens or 0, usage.completion_tokens or 0
-    if not isinstance(prompt, int) or not isinstance(completion, int):
-        return None
-    return Usage(prompt, completion)
 
 
 def _reasoning_text(delta: Any) -> str:

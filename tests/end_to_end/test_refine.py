@@ -15,7 +15,7 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
-from creations.models import Artifact, Creation, RunEvent, RunSnapshot, RunStatus
+from creations.models import Artifact, Creation, InputFile, Run, RunEvent, RunSnapshot, RunStatus
 from creations.runs.messages import run_message_send
 from creations.runs.services import creation_delete, creation_submit, run_refine
 from creations.usage.selectors import workspace_storage_bytes
@@ -101,12 +101,16 @@ def test_a_refine_continues_from_the_previous_version_and_a_branch_from_an_older
     assert v3.status == RunStatus.SUCCEEDED, v3.reason
     assert hashlib.sha256(poster_of(v3.pk)).digest() == hashlib.sha256(poster_of(v1.pk)).digest()
 
-    # Snapshots count in the workspace's storage and go with their creation.
+    # Snapshots count in the workspace's storage (beside every other file it keeps) and go with their creation.
     snapshots = list(RunSnapshot.objects.filter(run__creation_id=v1.creation_id))
     assert len(snapshots) == 3
     assert all(s.size > 0 for s in snapshots)
-    artifacts = sum(a.size for a in Artifact.objects.filter(workspace=team.workspace))
-    assert workspace_storage_bytes(workspace=team.workspace) == artifacts + sum(s.size for s in snapshots)
+    artifacts = sum(a.size + a.derived_bytes for a in Artifact.objects.filter(workspace=team.workspace))
+    inputs = sum(InputFile.objects.filter(creation__workspace=team.workspace).values_list("size", flat=True))
+    event_files = sum(Run.objects.filter(creation__workspace=team.workspace).values_list("event_file_bytes", flat=True))
+    assert workspace_storage_bytes(workspace=team.workspace) == (
+        artifacts + inputs + event_files + sum(s.size for s in snapshots)
+    )
     stored = [str(s.file.name) for s in snapshots]
     storage = snapshots[0].file.storage
     assert all(storage.exists(name) for name in stored)

@@ -27,6 +27,7 @@ from creations.access import (
 from creations.artifacts.display import artifact_displays
 from creations.events.trajectory import run_trajectory
 from creations.models import Creation, Run
+from creations.runs.admission import RunQueueFull
 from creations.runs.inputs import INPUT_NAME_RULE, input_renames
 from creations.runs.services import (
     creation_delete,
@@ -61,6 +62,11 @@ def _add_service_errors(form: CreationForm | ForkForm | RefineForm, error: Valid
             form.add_error(target if target in form.fields else None, field_errors)
     else:
         form.add_error(None, error)
+
+
+def _refusal_status(error: ValidationError) -> int:
+    """A full queue is "too many" (429), as the submission limit is; other refusals are bad input (400)."""
+    return 429 if isinstance(error, RunQueueFull) else 400
 
 
 def _files_again_note(names: list[str]) -> str:
@@ -139,6 +145,7 @@ def creation_new(request: HttpRequest, slug: str) -> HttpResponse:
         form.add_error(None, submission_limit().message)
         _ask_for_files_again(form, request.FILES.getlist("uploads"))
         return render(request, "creations/creation_new.html", {**context, "form": form}, status=429)
+    refusal_status = 400
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
         files = list(data["uploads"])
@@ -162,6 +169,7 @@ def creation_new(request: HttpRequest, slug: str) -> HttpResponse:
             )
         except ValidationError as error:
             _add_service_errors(form, error)
+            refusal_status = _refusal_status(error)
         except PermissionDenied as error:
             form.add_error(None, str(error))
         else:
@@ -169,7 +177,7 @@ def creation_new(request: HttpRequest, slug: str) -> HttpResponse:
             return redirect(run)
     status = 200
     if request.method == "POST":
-        status = 400
+        status = refusal_status
         _ask_for_files_again(form, request.FILES.getlist("uploads"))
     return render(request, "creations/creation_new.html", {**context, "form": form}, status=status)
 
@@ -256,6 +264,7 @@ def creation_rerun(request: HttpRequest, pk: int) -> HttpResponse:
 def creation_fork_view(request: HttpRequest, pk: int) -> HttpResponse:
     viewing = _creation_for_page(request, pk)
     form = ForkForm(request.POST)
+    status = 400
     if form.is_valid():
         try:
             run = creation_fork(creation=viewing.creation, user=_signed_in(request), brief=form.cleaned_data["brief"])
@@ -264,10 +273,11 @@ def creation_fork_view(request: HttpRequest, pk: int) -> HttpResponse:
             return redirect(viewing.creation)
         except ValidationError as error:
             _add_service_errors(form, error)
+            status = _refusal_status(error)
         else:
             return redirect(run)
     # Back to the page with the edited brief as typed, and why it was not started.
-    return _creation_page(request, viewing, fork_form=form, status=400)
+    return _creation_page(request, viewing, fork_form=form, status=status)
 
 
 @login_required
@@ -319,6 +329,7 @@ def run_refine_view(request: HttpRequest, pk: int) -> HttpResponse:
             status = 403
         except ValidationError as error:
             _add_service_errors(form, error)
+            status = _refusal_status(error)
         else:
             return redirect(new_version)
     return _creation_page(request, viewing, refine_form=form, selected_pk=run.pk, status=status)

@@ -71,6 +71,9 @@ def test_midi_is_rendered_to_audio_that_browsers_play(team: Team) -> None:
     with artifact.rendition.open("rb") as handle:
         assert handle.read(4) == b"OggS"
     assert artifact.preview
+    # Both are kept beside the file, and counted in the workspace's storage.
+    artifact.refresh_from_db()
+    assert artifact.derived_bytes == artifact.rendition.size + artifact.preview.size > 0
 
 
 def test_html_gets_a_screenshot_of_what_its_script_drew(team: Team) -> None:
@@ -144,6 +147,8 @@ def test_markdown_is_rendered_once_at_ingestion_and_served_sanitized(team: Team,
     document = hostile_markdown("http://localhost:8000") + b"\n\n![chart](chart.png) [more](notes/more.md)\n"
     artifact = made(team, "reports/q1.md", document)
     assert artifact.rendered
+    artifact.refresh_from_db()
+    assert artifact.derived_bytes == artifact.rendered.size > 0
     (display,) = artifact_displays([artifact], user=team.owner, render_documents=True)
     html = str(display.rendered)
     assert "<h1" in html
