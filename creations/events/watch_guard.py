@@ -97,20 +97,23 @@ class WatchGuard:
 
     async def _watch(self) -> None:
         recheck = settings.RUN_WS_ACCESS_RECHECK_SECONDS
-        # Slots go stale after RUN_WS_SLOT_STALE_SECONDS (at least 3 polls): refreshed every poll at most.
-        tick = min(settings.RUN_WS_POLL_SECONDS, recheck)
-        checked_at = time.monotonic()
+        # A slot unrefreshed for RUN_WS_SLOT_STALE_SECONDS (at least 3 polls) is taken for a dead process's.
+        refresh = settings.RUN_WS_POLL_SECONDS
+        now = time.monotonic()
+        next_refresh, next_check = now + refresh, now + recheck
         while True:
-            await asyncio.sleep(tick)
-            await self._slots.refresh()
-            if time.monotonic() - checked_at < recheck:
+            await asyncio.sleep(max(0.0, min(next_refresh, next_check) - time.monotonic()))
+            if time.monotonic() >= next_refresh:
+                await self._slots.refresh()
+                next_refresh = time.monotonic() + refresh
+            if time.monotonic() < next_check:
                 continue
-            checked_at = time.monotonic()
             try:
                 refusal = await self._still_allowed()
             except Exception:  # the database away: the stream's own reads fail and end it
                 log.warning("Live run view: access not checked this time", exc_info=True)
-                continue
+                refusal = None
+            next_check = time.monotonic() + recheck
             if refusal is not None:
                 await self._on_lost(refusal)
                 return
