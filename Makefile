@@ -69,7 +69,7 @@ pytest: venv
 # The suite in parts, each printing its 30 slowest tests: the fast tests in parallel; then those that start
 # gVisor, a stack or Chromium, two at a time (each worker with a stack, a database and ids of its own:
 # tests/support/fixtures/workers.py; tests sharing a slow session fixture on one worker); then the few
-# that measure time on this machine or take the stack's Redis away (marked `alone`), one at a time.
+# that measure time on this machine (marked `alone`), one at a time.
 REST_WORKERS ?= 2
 pytest-fast: venv
 	DATABASE_URL=$(TEST_DATABASE_URL) $(VENV)/bin/pytest -n $(TEST_WORKERS) -m "$(FAST_TESTS)" --durations=30 $(PYTEST_ARGS)

@@ -4,7 +4,8 @@ browser's session.
 Token requests carry no session and need no CSRF token: a cross-site page cannot
 make the browser send a bearer header. Session requests keep Django's CSRF check
 on anything that writes. Write operations take `WRITE`; a read-only token is
-refused there with a message saying which token would do.
+refused there with a message saying which token would do. Tokens that were never
+made are counted per address, and past a limit none is checked (api/throttling.py).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from ninja.errors import AuthenticationError, HttpError
 from ninja.security import HttpBearer, SessionAuth
 
 from api.models import PersonalAccessToken
+from api.throttling import count_unknown_token, refuse_if_guessing
 from api.tokens import token_authenticate
 
 
@@ -33,8 +35,11 @@ class PersonalTokenAuth(HttpBearer):
         self.write = write
 
     def authenticate(self, request: HttpRequest, token: str) -> PersonalAccessToken:
+        refuse_if_guessing(request)
         check = token_authenticate(token)
         if check.token is None:
+            if check.unknown:
+                count_unknown_token(request)
             raise TokenRefused(check.refusal)
         if self.write and not check.token.can_write:
             raise HttpError(

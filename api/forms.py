@@ -1,6 +1,9 @@
 from __future__ import annotations
 
+from typing import Any
+
 from django import forms
+from django.contrib.auth.models import User
 
 from api.models import TokenScope
 from api.tokens import EXPIRY_MAX_DAYS, NAME_MAX_CHARS
@@ -23,3 +26,21 @@ class TokenForm(forms.Form):
         label="Expires after (days)",
         help_text="Leave empty for a token that lasts until you revoke it.",
     )
+    # A token acts as its person everywhere, for as long as it lasts: a browser left signed in is not
+    # enough to make one.
+    password = forms.CharField(
+        strip=False,
+        widget=forms.PasswordInput(attrs={"autocomplete": "current-password"}),
+        label="Your password",
+        help_text="Asked again: a token acts as you.",
+    )
+
+    def __init__(self, *args: Any, user: User, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.user = user
+
+    def clean_password(self) -> str:
+        password = str(self.cleaned_data["password"])
+        if not self.user.check_password(password):
+            raise forms.ValidationError("That is not your password.")
+        return password

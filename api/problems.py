@@ -98,9 +98,11 @@ def _from_throttled(request: HttpRequest, exc: Throttled, api: NinjaAPI) -> Http
     if str(exc) != "Too many requests.":  # a limit that says itself what to do
         detail = str(exc)
     elif exc.wait:
-        detail = f"Too many requests with this token. Wait {int(exc.wait)} seconds and try again."
+        detail = (
+            f"Too many requests from you (all your tokens count together). Wait {int(exc.wait)} seconds and try again."
+        )
     else:
-        detail = "Too many requests with this token. Wait a minute and try again."
+        detail = "Too many requests from you (all your tokens count together). Wait a minute and try again."
     response = problem_response(request, api, status=429, detail=detail)
     if exc.wait:
         response["Retry-After"] = str(max(1, int(exc.wait)))

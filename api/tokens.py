@@ -2,7 +2,8 @@
 
 A token reads `atl_<lookup>_<secret>`. The lookup finds the row; the secret is
 compared as a SHA-256 hash in constant time. A slow password hash would add
-nothing: the secret is 256 random bits, not something a person chose.
+nothing: the secret is 256 random bits, not something a person chose. One
+person holds at most `API_TOKENS_MAX_PER_PERSON` that still work.
 """
 
 from __future__ import annotations
@@ -14,8 +15,10 @@ import secrets
 from dataclasses import dataclass
 from datetime import timedelta
 
+from django.conf import settings
 from django.contrib.auth.models import User
-from django.core.exceptions import ValidationError
+from django.core.exceptions import NON_FIELD_ERRORS, ValidationError
+from django.db import transaction
 from django.db.models import Q, QuerySet
 from django.utils import timezone
 
@@ -51,15 +54,26 @@ def token_create(*, user: User, name: str, scope: str, expires_in_days: int | No
         errors["expires_in_days"] = f"A token lasts from 1 to {EXPIRY_MAX_DAYS} days, or until revoked."
     if errors:
         raise ValidationError(errors)
-    while True:
-        lookup = secrets.token_hex(4)
-        if not PersonalAccessToken.objects.filter(lookup=lookup).exists():
-            break
-    raw = f"atl_{lookup}_{secrets.token_hex(32)}"
-    expires_at = timezone.now() + timedelta(days=expires_in_days) if expires_in_days else None
-    token = PersonalAccessToken.objects.create(
-        user=user, name=name, lookup=lookup, secret_hash=_hash(raw), scope=scope, expires_at=expires_at
-    )
+    with transaction.atomic():
+        # One at a time per person (a lock on their row), so tokens made at once cannot pass the most together.
+        User.objects.select_for_update().filter(pk=user.pk).first()
+        held = tokens_of(user=user).count()
+        if held >= settings.API_TOKENS_MAX_PER_PERSON:
+            raise ValidationError(
+                {
+                    NON_FIELD_ERRORS: f"You have {held} access tokens, the most one person may have"
+                    f" ({settings.API_TOKENS_MAX_PER_PERSON}). Revoke one you no longer use, then make this one."
+                }
+            )
+        while True:
+            lookup = secrets.token_hex(4)
+            if not PersonalAccessToken.objects.filter(lookup=lookup).exists():
+                break
+        raw = f"atl_{lookup}_{secrets.token_hex(32)}"
+        expires_at = timezone.now() + timedelta(days=expires_in_days) if expires_in_days else None
+        token = PersonalAccessToken.objects.create(
+            user=user, name=name, lookup=lookup, secret_hash=_hash(raw), scope=scope, expires_at=expires_at
+        )
     return NewToken(token=token, raw=raw)
 
 
@@ -86,6 +100,9 @@ def tokens_of(*, user: User) -> QuerySet[PersonalAccessToken]:
 class TokenCheck:
     token: PersonalAccessToken | None
     refusal: str = ""  # why a token that exists does not work, said to its holder
+    # No token was ever made with this secret: a typo, or someone guessing (counted per address,
+    # api/throttling.py). A revoked or expired token is a real one, and not counted.
+    unknown: bool = False
 
 
 def token_authenticate(raw: str) -> TokenCheck:
@@ -95,7 +112,7 @@ def token_authenticate(raw: str) -> TokenCheck:
     if match is not None:
         token = PersonalAccessToken.objects.select_related("user").filter(lookup=match.group(1)).first()
     if token is None or not hmac.compare_digest(token.secret_hash, _hash(match.group(0) if match else raw)):
-        return TokenCheck(None, "The token is not valid. Create one on your Access tokens page.")
+        return TokenCheck(None, "The token is not valid. Create one on your Access tokens page.", unknown=True)
     if token.revoked_at is not None:
         return TokenCheck(None, "This token was revoked. Create a new one on your Access tokens page.")
     if token.is_expired:

@@ -3,17 +3,22 @@
 `atelier login` writes them to $XDG_CONFIG_HOME/atelier/config.json (~/.config by
 default), readable by the owner only: the token acts as its owner. ATELIER_URL and
 ATELIER_TOKEN override the file, each on its own, so a CI job needs no file at all.
+
+The token travels in every request's Authorization header, so an address without a
+scheme means https, and login takes plain http only to this machine (loopback) unless
+told --insecure.
 """
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from urllib.parse import urlsplit
+from urllib.parse import urlsplit, urlunsplit
 
-from atelier_cli.errors import CliError, NotLoggedIn
+from atelier_cli.errors import CliError, InsecureAddress, NotLoggedIn
 from atelier_cli.exit_status import ExitStatus
 
 DEFAULT_URL = "http://localhost:8000"
@@ -32,11 +37,11 @@ def config_path() -> Path:
 
 
 def normalize_url(text: str) -> str:
-    """The server's base address as people type it: a missing scheme means http, and a
+    """The server's base address as people type it: a missing scheme means https, and a
     pasted API address (…/api/v1) or trailing slash is trimmed."""
     url = text.strip()
     if "://" not in url:
-        url = "http://" + url
+        url = "https://" + url
     url = url.rstrip("/")
     if url.endswith(API_PREFIX):
         url = url[: -len(API_PREFIX)]
@@ -44,6 +49,30 @@ def normalize_url(text: str) -> str:
     if parts.scheme not in ("http", "https") or not parts.netloc:
         raise CliError(f"{text!r} is not a server address; give one like {DEFAULT_URL}.", exit_status=ExitStatus.USAGE)
     return url
+
+
+def is_loopback(host: str) -> bool:
+    """Whether `host` names this machine: localhost (RFC 6761), 127.0.0.0/8 or ::1.
+    Decided here rather than by `ipaddress`'s is_loopback, whose answer for
+    ::ffff:127.0.0.1 differs between Python versions."""
+    name = host.lower().rstrip(".")
+    if name == "localhost" or name.endswith(".localhost"):
+        return True
+    try:
+        address = ipaddress.ip_address(name)
+    except ValueError:
+        return False
+    if isinstance(address, ipaddress.IPv4Address):
+        return address in ipaddress.IPv4Network("127.0.0.0/8")
+    return address == ipaddress.IPv6Address("::1")
+
+
+def refuse_plain_http(url: str, *, insecure: bool) -> None:
+    """Refuses plain http to another machine, where the token would cross the network
+    readable, unless the person said --insecure."""
+    parts = urlsplit(url)
+    if parts.scheme == "http" and not insecure and not is_loopback(parts.hostname or ""):
+        raise InsecureAddress(url, urlunsplit(parts._replace(scheme="https")))
 
 
 def _saved() -> dict[str, str]:

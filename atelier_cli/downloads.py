@@ -23,7 +23,7 @@ from atelier_cli.api_client import ApiClient
 from atelier_cli.errors import ApiError, CliError, Unreachable
 from atelier_cli.exit_status import ExitStatus
 from atelier_cli.output import notice
-from atelier_cli.terminal import human_size, wants_colour
+from atelier_cli.terminal import human_size, printable, wants_colour
 
 RESUME_ATTEMPTS = 3
 PROGRESS_EVERY_SECONDS = 0.1
@@ -58,7 +58,7 @@ class Progress:
     """One file's progress on a terminal's stderr (redrawn in place); silent elsewhere."""
 
     def __init__(self, label: str, total: int, stream: TextIO, *, clock: Callable[[], float] = time.monotonic):
-        self.label, self.total, self.stream, self.clock = label, total, stream, clock
+        self.label, self.total, self.stream, self.clock = printable(label), total, stream, clock
         self.live = wants_colour(stream)
         self.drawn_at = 0.0
 
@@ -120,8 +120,9 @@ class ArtifactDownloader:
         self.for_people = for_people
 
     def say(self, text: str) -> None:
+        """A line for people (with the server's file names in it: made printable)."""
         if self.for_people:
-            self.out.write(text + "\n")
+            self.out.write(printable(text) + "\n")
             self.out.flush()
 
     def download_run(self, run_id: int) -> list[Path]:

@@ -88,6 +88,18 @@ class Unreachable(CliError):
         self.reason = reason
 
 
+class InsecureAddress(CliError):
+    """Login to plain http on another machine, without --insecure."""
+
+    def __init__(self, url: str, secure_url: str) -> None:
+        super().__init__(
+            f"{url} is plain http to another machine: your token would cross the network readable by anyone "
+            f"on the way. Use {secure_url}, or add --insecure if you trust every network in between. "
+            "Nothing was saved.",
+            exit_status=ExitStatus.INSECURE,
+        )
+
+
 class NotLoggedIn(CliError):
     def __init__(self) -> None:
         super().__init__(

@@ -27,6 +27,7 @@ class ExitStatus(IntEnum):
     SERVER_ERROR = 8
     UNREACHABLE = 9
     LOCAL_FILES = 10
+    INSECURE = 11
     INTERRUPTED = 130
 
     @property
@@ -53,6 +54,8 @@ MEANINGS = {
     "a proxy's page, a malformed reply, a file that does not match its sha256",
     ExitStatus.UNREACHABLE: "no answer from the server: refused, timed out, the connection dropped",
     ExitStatus.LOCAL_FILES: "a file here could not be read or written (the output folder, the saved login)",
+    ExitStatus.INSECURE: "login refused plain http to another machine, where the token would cross the network "
+    "readable: give https://, or --insecure on a network you trust",
     ExitStatus.INTERRUPTED: "interrupted (Ctrl-C): stopped following, the run goes on unless you cancelled it",
 }
 

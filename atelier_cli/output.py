@@ -1,6 +1,13 @@
-"""What a command writes besides its words for people: with --json, its result on stdout
-as one JSON document (or one JSON object a line while it follows a run), and on stderr
-one JSON object a line too: notices (`{"notice": …}`) and, last, the error that ended it.
+"""What a command writes: its lines for people on stdout, notices on stderr and, last,
+the error that ended it; with --json, its result on stdout as one JSON document (or one
+JSON object a line while it follows a run), and on stderr one JSON object a line too:
+notices (`{"notice": …}`) and, last, the error.
+
+Much of what is written comes from the server: titles, briefs, file names, what a model
+or an agent wrote, an error's detail. Lines for people reach the terminal through
+`printable` (no escape sequences, no control characters); JSON carries every string
+whole, with each control character escaped (`\u001b`, `\u009b`), so a script gets the
+value as stored and a terminal showing the JSON acts on none of it.
 
 Notices come from deep inside (waiting out a rate limit, reconnecting a stream), so
 whether they are JSON is the command's context, set once by main() for its run.
@@ -9,6 +16,7 @@ whether they are JSON is the command's context, set once by main() for its run.
 from __future__ import annotations
 
 import json
+import re
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -16,6 +24,7 @@ from contextvars import ContextVar
 from typing import Any
 
 from atelier_cli.errors import CliError
+from atelier_cli.terminal import printable
 
 _notices_as_json: ContextVar[bool] = ContextVar("atelier_notices_as_json", default=False)
 
@@ -29,13 +38,24 @@ def notices_as_json(on: bool) -> Iterator[None]:
         _notices_as_json.reset(token)
 
 
+# json escapes C0 controls itself; with ensure_ascii=False it leaves DEL and C1 (8-bit
+# CSI, OSC, …) as they are. JSON's own syntax is ASCII, so these occur only inside strings.
+_UNESCAPED_CONTROLS = re.compile(r"[\x7f-\x9f]")
+
+
 def _dumps(value: Any, *, indent: int | None = None) -> str:
-    return json.dumps(value, ensure_ascii=False, indent=indent)
+    text = json.dumps(value, ensure_ascii=False, indent=indent)
+    return _UNESCAPED_CONTROLS.sub(lambda found: f"\\u{ord(found.group()):04x}", text)
+
+
+def print_line(text: str = "") -> None:
+    """A line for people on stdout."""
+    print(printable(text), flush=True)
 
 
 def notice(text: str) -> None:
     """Something a person watching should know (the command goes on): on stderr."""
-    print(_dumps({"notice": text}) if _notices_as_json.get() else text, file=sys.stderr, flush=True)
+    print(_dumps({"notice": text}) if _notices_as_json.get() else printable(text), file=sys.stderr, flush=True)
 
 
 def print_document(document: Any) -> None:
@@ -59,5 +79,5 @@ def error_document(error: CliError) -> dict[str, Any]:
 
 def report_error(error: CliError, *, as_json: bool) -> None:
     sys.stdout.flush()
-    text = _dumps(error_document(error)) if as_json else error.for_people()
+    text = _dumps(error_document(error)) if as_json else printable(error.for_people())
     print(text, file=sys.stderr, flush=True)

@@ -2,17 +2,19 @@
 stream, each command it runs, a few lines of what the command printed, and the run's
 status changes. The event kinds and fields are the run event contract's (the API
 streams them as stored); a kind or field this client does not know is left out
-rather than breaking the output.
+rather than breaking the output. Every value from the payload reaches the terminal
+through `printable` (a model writes it, and a model may write escape sequences).
 """
 
 from __future__ import annotations
 
 import json
+import math
 import sys
 from typing import Any, TextIO
 
 from atelier_cli.answers import RunEvent
-from atelier_cli.terminal import Style, human_seconds, human_size, one_line, wants_colour
+from atelier_cli.terminal import Style, human_seconds, human_size, one_line, printable, wants_colour
 
 # How much of a command's output is shown: the first lines live, then a count of the rest.
 OUTPUT_LINES = 12
@@ -22,8 +24,25 @@ MESSAGE_CHARS = 500
 GUTTER = "  │ "
 
 
-def _text(value: Any) -> str:
+def _raw(value: Any) -> str:
     return value if isinstance(value, str) else ""
+
+
+def _text(value: Any) -> str:
+    """A payload's text as the terminal may show it."""
+    return printable(_raw(value))
+
+
+def _shown(value: Any) -> str:
+    """A payload's value of any type (a number, usually) as the terminal may show it."""
+    return printable(str(value))
+
+
+def _number(value: Any) -> float:
+    """A count or duration from the payload; 0 for anything else (JSON may even say Infinity)."""
+    if isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value):
+        return float(value)
+    return 0.0
 
 
 class _CallOutput:
@@ -42,7 +61,7 @@ class TrajectoryPrinter:
         self.style = Style(colour=wants_colour(self.out) if colour is None else colour)
         self.mid_line = False  # the last thing written was streamed text without its newline
         self.streaming: str | None = None  # "assistant" or "reasoning" while deltas arrive
-        self.streamed_steps: set[int] = set()
+        self.streamed_steps: set[str] = set()
         self.calls: dict[str, _CallOutput] = {}
 
     # --- writing ---------------------------------------------------------
@@ -62,7 +81,7 @@ class TrajectoryPrinter:
             self.mid_line = False
         self.streaming = None
 
-    def _stream(self, kind: str, step: int, text: str, *styles: str) -> None:
+    def _stream(self, kind: str, step: str, text: str, *styles: str) -> None:
         if not text:
             return
         if self.streaming != kind:
@@ -93,26 +112,27 @@ class TrajectoryPrinter:
         self.line(text)
         usage = payload.get("usage")
         if isinstance(usage, dict):
-            tokens = int(usage.get("prompt_tokens", 0)) + int(usage.get("completion_tokens", 0))
+            tokens = int(_number(usage.get("prompt_tokens")) + _number(usage.get("completion_tokens")))
             self.line(
                 self.style(
-                    f"  {usage.get('steps', 0)} steps · {tokens:,} tokens · "
-                    f"{human_seconds(float(usage.get('sandbox_seconds', 0)))} in the sandbox",
+                    f"  {int(_number(usage.get('steps')))} steps · {tokens:,} tokens · "
+                    f"{human_seconds(_number(usage.get('sandbox_seconds')))} in the sandbox",
                     "dim",
                 )
             )
 
     def _on_step_started(self, payload: dict[str, Any]) -> None:
-        self.line(self.style(f"── step {payload.get('step')} ({payload.get('remaining')} left)", "dim"))
+        step, remaining = _shown(payload.get("step")), _shown(payload.get("remaining"))
+        self.line(self.style(f"── step {step} ({remaining} left)", "dim"))
 
     def _on_assistant_delta(self, payload: dict[str, Any]) -> None:
-        self._stream("assistant", payload.get("step", -1), _text(payload.get("text")))
+        self._stream("assistant", _shown(payload.get("step")), _text(payload.get("text")))
 
     def _on_reasoning_delta(self, payload: dict[str, Any]) -> None:
-        self._stream("reasoning", payload.get("step", -1), _text(payload.get("text")), "dim")
+        self._stream("reasoning", _shown(payload.get("step")), _text(payload.get("text")), "dim")
 
     def _on_assistant_message(self, payload: dict[str, Any]) -> None:
-        if payload.get("step") in self.streamed_steps:
+        if _shown(payload.get("step")) in self.streamed_steps:
             self.end_line()  # its words were already shown as they streamed
             return
         reasoning, content = _text(payload.get("reasoning")), _text(payload.get("content"))
@@ -131,7 +151,7 @@ class TrajectoryPrinter:
         if "raw" in arguments and len(arguments) == 1:
             return f"→ {name} (arguments that are not JSON) {one_line(_text(arguments['raw']), OUTPUT_LINE_CHARS)}"
         if name == "execute_bash" and isinstance(arguments.get("command"), str):
-            lines = arguments["command"].strip().splitlines() or [""]
+            lines = _text(arguments["command"]).strip().splitlines() or [""]
             shown = "\n  ".join(line[:OUTPUT_LINE_CHARS] for line in lines[:COMMAND_LINES])
             more = f"\n  … {len(lines) - COMMAND_LINES} more lines" if len(lines) > COMMAND_LINES else ""
             return f"$ {shown}{more}"
@@ -147,7 +167,7 @@ class TrajectoryPrinter:
 
     def _output_lines(self, call: _CallOutput, lines: list[str]) -> None:
         for raw in lines:
-            text = raw.rsplit("\r", 1)[-1]  # a progress bar's last state
+            text = printable(raw.rsplit("\r", 1)[-1])  # a progress bar's last state
             if call.shown < OUTPUT_LINES:
                 call.shown += 1
                 self.line(self.style(GUTTER, "dim") + text[:OUTPUT_LINE_CHARS])
@@ -157,7 +177,7 @@ class TrajectoryPrinter:
     def _on_tool_output_delta(self, payload: dict[str, Any]) -> None:
         call = self.calls.setdefault(_text(payload.get("call_id")), _CallOutput())
         call.seen_live = True
-        *complete, call.partial = (call.partial + _text(payload.get("text"))).split("\n")
+        *complete, call.partial = (call.partial + _raw(payload.get("text"))).split("\n")
         self._output_lines(call, complete)
 
     def _on_tool_result(self, payload: dict[str, Any]) -> None:
@@ -166,7 +186,7 @@ class TrajectoryPrinter:
             if call.partial:
                 self._output_lines(call, [call.partial])
         else:
-            output = _text(payload.get("output")).rstrip("\n")
+            output = _raw(payload.get("output")).rstrip("\n")
             self._output_lines(call, output.split("\n") if output else [])
         if call.hidden:
             self.line(self.style(f"{GUTTER}… {call.hidden} more lines", "dim"))
@@ -178,7 +198,7 @@ class TrajectoryPrinter:
         if isinstance(exit_code, int):
             outcome = f"exit {exit_code}" if not payload.get("is_error") else f"error, exit {exit_code}"
         duration = payload.get("duration")
-        took = f" · {human_seconds(float(duration))}" if isinstance(duration, int | float) else ""
+        took = f" · {human_seconds(_number(duration))}" if isinstance(duration, int | float) else ""
         self.line(self.style(f"  └ {outcome}{took}", "red" if payload.get("is_error") else "dim"))
 
     def _on_person_message(self, payload: dict[str, Any]) -> None:
@@ -191,7 +211,8 @@ class TrajectoryPrinter:
 
     def _on_finished(self, payload: dict[str, Any]) -> None:
         message = _text(payload.get("message")).strip()
-        self.line(self.style(f"Agent finished ({payload.get('reason')})", "bold") + (f": {message}" if message else ""))
+        reason = _shown(payload.get("reason"))
+        self.line(self.style(f"Agent finished ({reason})", "bold") + (f": {message}" if message else ""))
 
     def _on_artifacts(self, payload: dict[str, Any]) -> None:
         items = payload.get("items")
@@ -199,7 +220,7 @@ class TrajectoryPrinter:
             self.line(self.style(f"Files made: {len(items)}", "bold"))
             for item in items:
                 if isinstance(item, dict):
-                    about = f"{_text(item.get('kind'))}, {human_size(int(item.get('size', 0)))}"
+                    about = f"{_text(item.get('kind'))}, {human_size(int(_number(item.get('size'))))}"
                     self.line(f"  {_text(item.get('path'))}  {self.style(about, 'dim')}")
         else:
             self.line(self.style("Files made: too many to list here; see the run's page.", "bold"))

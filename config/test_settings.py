@@ -9,7 +9,11 @@ os.environ.setdefault("SECURE_COOKIES", "false")
 from config.settings import *  # noqa: F403
 
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
+# In the test process pytest-django keeps mail in memory (django.core.mail.outbox). The processes a
+# test starts (a stack's daphne and workers, manage.py commands) write theirs to files: like
+# production, they run with DEBUG off, where mail that reaches nobody stops start-up (config/system_checks.py).
+EMAIL_BACKEND = "django.core.mail.backends.filebased.EmailBackend"
+EMAIL_FILE_PATH = BASE_DIR / "var" / "test-mail"  # noqa: F405
 # The scripted model server listens on loopback; tests of the refusal turn this off.
 MODEL_ENDPOINT_ALLOW_PRIVATE = True
 WHITENOISE_USE_FINDERS = True

@@ -22,6 +22,7 @@ from django.utils import timezone
 
 from sandboxes.agent.endpoint_addresses import EndpointAddressRefused, check_base_url_host
 from sandboxes.agent.endpoint_check import EndpointUnderTest, Verdict, check_endpoint
+from workspaces.fields import SealedSecret
 from workspaces.models import ModelEndpoint, Workspace
 from workspaces.rate_limits import workspace_over_limit
 from workspaces.services import WorkspaceRuleError, require_manager
@@ -30,6 +31,11 @@ EXTRA_BODY_MAX_BYTES = 16 * 1024
 # The agent owns these: an endpoint's extra body may tune a request, not replace it.
 EXTRA_BODY_RESERVED_KEYS = frozenset({"model", "messages", "tools", "tool_choice", "stream", "stream_options"})
 KEY_HINT_MIN_LENGTH = 12  # shorter keys would give away too much of themselves
+# Why a model whose stored key no configured key opens cannot be used, and what mends it.
+KEY_UNREADABLE = (
+    "Its stored API key cannot be decrypted (the key that encrypted it is no longer in FIELD_ENCRYPTION_KEYS); "
+    "an owner or admin must enter the API key again on the workspace's Models page."
+)
 
 
 @dataclass(frozen=True)
@@ -176,6 +182,8 @@ def endpoint_test_connection(*, endpoint: ModelEndpoint, actor: User) -> Verdict
     thread until the endpoint answers (at most MODEL_ENDPOINT_CHECK_DEADLINE), so a workspace
     starts at most MODEL_ENDPOINT_CHECKS_PER_MINUTE of them a minute."""
     require_manager(endpoint.workspace, actor)
+    if isinstance(endpoint.api_key, SealedSecret):
+        raise WorkspaceRuleError(f"{endpoint.name} cannot be tested. {KEY_UNREADABLE}")
     per_minute = settings.MODEL_ENDPOINT_CHECKS_PER_MINUTE
     if workspace_over_limit(group="endpoint-test", workspace_id=endpoint.workspace_id, per_minute=per_minute):
         raise WorkspaceRuleError(

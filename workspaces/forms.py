@@ -13,10 +13,9 @@ class SignUpForm(UserCreationForm[User]):
         fields = ("username", "email")
 
     def clean_email(self) -> str:
-        email = self.cleaned_data["email"].strip().lower()
-        if User.objects.filter(email__iexact=email).exists():
-            raise forms.ValidationError("An account with this email already exists. Try logging in.")
-        return email
+        # An email already in use is no mistake to point out here: the sign-up view answers it as
+        # it answers any other, so the form does not tell strangers who has an account.
+        return str(self.cleaned_data["email"]).strip().lower()
 
 
 class WorkspaceCreateForm(forms.Form):

@@ -3,7 +3,7 @@ from django.db import models
 from django.db.models import Q
 from django.urls import reverse
 
-from workspaces.fields import EncryptedTextField
+from workspaces.fields import EncryptedTextField, SealedSecret
 
 
 def default_run_max_steps() -> int:
@@ -168,6 +168,12 @@ class ModelEndpoint(models.Model):
 
     def __str__(self) -> str:
         return f"{self.name} ({self.model})"
+
+    @property
+    def key_unreadable(self) -> bool:
+        """Its stored key opens with none of FIELD_ENCRYPTION_KEYS (a key removed before
+        rotating, a damaged row): it cannot be used until someone enters it again."""
+        return isinstance(self.api_key, SealedSecret)
 
 
 class Invitation(models.Model):

@@ -5,6 +5,9 @@ from workspaces.views import accounts, endpoints, members, teams
 urlpatterns = [
     path("", accounts.home, name="home"),
     path("accounts/signup/", accounts.signup, name="signup"),
+    # Before django.contrib.auth's own (config/urls.py): the same pages, rate-limited.
+    path("accounts/login/", accounts.LimitedLoginView.as_view(), name="login"),
+    path("accounts/password_reset/", accounts.LimitedPasswordResetView.as_view(), name="password_reset"),
     path("workspaces/new/", teams.workspace_new, name="workspace_new"),
     path("w/<slug:slug>/settings/", teams.workspace_settings, name="workspace_settings"),
     path("w/<slug:slug>/delete/", teams.workspace_delete_view, name="workspace_delete"),

@@ -6,6 +6,7 @@ from ninja import Field, Header, Query, Router, Schema
 from api.auth import caller, calling_token
 from api.event_stream import MEDIA_TYPE, Watcher, resume_after, run_event_stream
 from api.schemas.events import EventsPageOut
+from config.client_address import address_of_request
 from creations.access import run_for_viewer_or_404
 from creations.events.follow import events_page
 
@@ -54,7 +55,7 @@ def stream_events(
     token = calling_token(request)
     watcher = Watcher(
         user_id=user.pk,
-        address=request.META.get("REMOTE_ADDR", "unknown"),
+        address=address_of_request(request),
         token_id=token.pk if token is not None else None,
         session_key=None if token is not None else request.session.session_key,
     )

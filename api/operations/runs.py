@@ -83,7 +83,9 @@ def create_run(
             max_tokens=payload.max_tokens,
         )
 
-    created = create_once(user=user, key=idempotency_key, payload=payload.model_dump(), create=create)
+    created = create_once(
+        user=user, workspace=membership.workspace, key=idempotency_key, payload=payload.model_dump(), create=create
+    )
     run = RUN_QUERYSET.get(pk=created.run.pk)
     if created.replayed:
         response["Idempotent-Replayed"] = "true"

@@ -96,7 +96,9 @@ def refine_run(
 
     # The run refined is part of the request: the same key sent to refine another run is refused.
     request_body = {"refine_run_id": run.pk, **payload.model_dump()}
-    created = create_once(user=user, key=idempotency_key, payload=request_body, create=refine)
+    created = create_once(
+        user=user, workspace=run.creation.workspace, key=idempotency_key, payload=request_body, create=refine
+    )
     refined = RUN_QUERYSET.get(pk=created.run.pk)
     if created.replayed:
         response["Idempotent-Replayed"] = "true"

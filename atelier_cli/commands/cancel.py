@@ -7,7 +7,7 @@ import argparse
 from atelier_cli.answers import RUN
 from atelier_cli.commands.common import add_json_option, api_client, positive_int
 from atelier_cli.exit_status import ExitStatus
-from atelier_cli.output import print_document
+from atelier_cli.output import print_document, print_line
 
 HELP = "Cancel a run that has not ended yet."
 
@@ -25,5 +25,5 @@ def run(args: argparse.Namespace) -> ExitStatus:
     if args.json:
         print_document(cancelled.as_json())
     else:
-        print(f"Run {args.run_id} is being cancelled (status now: {cancelled.status}).")
+        print_line(f"Run {args.run_id} is being cancelled (status now: {cancelled.status}).")
     return ExitStatus.OK

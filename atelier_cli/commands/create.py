@@ -14,7 +14,7 @@ from atelier_cli.api_client import ApiClient
 from atelier_cli.commands.common import add_json_option, api_client, model_choice, positive_int
 from atelier_cli.errors import CliError
 from atelier_cli.exit_status import ExitStatus
-from atelier_cli.output import notice, print_document
+from atelier_cli.output import notice, print_document, print_line
 from atelier_cli.terminal import human_size
 from atelier_cli.watch import watch_run
 from atelier_cli.workspaces import default_workspace_slug
@@ -122,7 +122,7 @@ def run(args: argparse.Namespace) -> ExitStatus:
         if args.json and not waiting:
             print_document(created.as_json())
         elif not args.json:
-            print(f"Run {created.id} created in {created.workspace}: {created.web_url}", flush=True)
+            print_line(f"Run {created.id} created in {created.workspace}: {created.web_url}")
         if not waiting:
             return ExitStatus.OK
         return watch_run(client, created, output=args.output, as_json=args.json)

@@ -8,6 +8,7 @@ from pathlib import Path
 from atelier_cli.answers import RUN
 from atelier_cli.commands.common import add_json_option, api_client, positive_int
 from atelier_cli.exit_status import ExitStatus
+from atelier_cli.output import print_line
 from atelier_cli.watch import watch_run
 
 HELP = "Follow a run live until it ends (from its first event), optionally downloading its files."
@@ -27,5 +28,5 @@ def run(args: argparse.Namespace) -> ExitStatus:
     with api_client() as client:
         found = client.get(f"/runs/{args.run_id}", RUN)
         if not args.json:
-            print(f"Run {found.id} in {found.workspace}: {found.web_url}", flush=True)
+            print_line(f"Run {found.id} in {found.workspace}: {found.web_url}")
         return watch_run(client, found, output=args.output, as_json=args.json)

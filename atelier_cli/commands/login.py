@@ -8,10 +8,18 @@ import sys
 
 from atelier_cli.answers import WORKSPACES, as_json_list
 from atelier_cli.commands.common import add_json_option, api_client
-from atelier_cli.credentials import DEFAULT_URL, Credentials, config_path, credentials_save, normalize_url, saved_url
+from atelier_cli.credentials import (
+    DEFAULT_URL,
+    Credentials,
+    config_path,
+    credentials_save,
+    normalize_url,
+    refuse_plain_http,
+    saved_url,
+)
 from atelier_cli.errors import ApiError, CliError
 from atelier_cli.exit_status import ExitStatus
-from atelier_cli.output import print_document
+from atelier_cli.output import print_document, print_line
 
 HELP = "Save the server's address and your personal access token (checked first)."
 
@@ -25,7 +33,15 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         "echo on a terminal, or as one line from stdin otherwise. ATELIER_URL and ATELIER_TOKEN override what "
         f"is saved here (for CI jobs). Saved in {config_path()} (readable by you only).",
     )
-    parser.add_argument("--url", help=f"the server's address (asked for when not given; default {DEFAULT_URL})")
+    parser.add_argument(
+        "--url",
+        help=f"the server's address (asked for when not given; default {DEFAULT_URL}); without a scheme, https://",
+    )
+    parser.add_argument(
+        "--insecure",
+        action="store_true",
+        help="allow a plain http:// address of another machine (the token then crosses the network readable)",
+    )
     add_json_option(parser, "the server, where the login was saved and your workspaces")
     parser.set_defaults(func=run)
 
@@ -43,6 +59,7 @@ def run(args: argparse.Namespace) -> ExitStatus:
         default = saved_url() or DEFAULT_URL
         url = (_ask(f"Server URL [{default}]: ") if interactive else "") or default
     url = normalize_url(url)
+    refuse_plain_http(url, insecure=args.insecure)
     prompt = f"Personal access token (make one at {url}/settings/tokens/): "
     # From a pipe (`… | atelier login`) the token is the first line, without a prompt in the way.
     token = (getpass.getpass(prompt) if interactive else sys.stdin.readline()).strip()
@@ -61,6 +78,6 @@ def run(args: argparse.Namespace) -> ExitStatus:
         print_document({"url": url, "saved_to": str(path), "workspaces": as_json_list(workspaces)})
         return ExitStatus.OK
     names = ", ".join(w.slug for w in workspaces) or "none yet"
-    print(f"Logged in to {url}. Your workspaces: {names}.")
-    print(f"Saved in {path}.")
+    print_line(f"Logged in to {url}. Your workspaces: {names}.")
+    print_line(f"Saved in {path}.")
     return ExitStatus.OK

@@ -10,7 +10,7 @@ from atelier_cli.answers import RUN, Run
 from atelier_cli.api_client import ApiClient
 from atelier_cli.commands.common import add_json_option, api_client, positive_int
 from atelier_cli.exit_status import ExitStatus
-from atelier_cli.output import print_document
+from atelier_cli.output import print_document, print_line
 from atelier_cli.watch import watch_run
 
 HELP = "Ask for a new version of a run's creation: what should change, continuing from that run's files."
@@ -48,10 +48,7 @@ def run(args: argparse.Namespace) -> ExitStatus:
         if args.json and not waiting:
             print_document(refined.as_json())
         elif not args.json:
-            print(
-                f"Run {refined.id} created as v{refined.version}, refining run {args.run_id}: {refined.web_url}",
-                flush=True,
-            )
+            print_line(f"Run {refined.id} created as v{refined.version}, refining run {args.run_id}: {refined.web_url}")
         if not waiting:
             return ExitStatus.OK
         return watch_run(client, refined, output=args.output, as_json=args.json)

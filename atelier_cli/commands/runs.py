@@ -11,8 +11,8 @@ from atelier_cli.answers import RUNS_PAGE, Run, RunsPage, as_json_list
 from atelier_cli.api_client import ApiClient
 from atelier_cli.commands.common import add_json_option, api_client, positive_int
 from atelier_cli.exit_status import ExitStatus
-from atelier_cli.output import print_document
-from atelier_cli.terminal import one_line
+from atelier_cli.output import print_document, print_line
+from atelier_cli.terminal import one_line, printable
 
 HELP = "List recent runs, newest first."
 PAGE_SIZE_MAX = 100
@@ -59,7 +59,13 @@ def when(moment: datetime) -> str:
 
 
 def runs_table(runs: list[Run], *, width: int) -> str:
-    rows = [[str(r.id), r.status, r.workspace, when(r.created_at), r.model, r.title or r.brief] for r in runs]
+    rows = [
+        [
+            printable(cell)
+            for cell in (str(r.id), r.status, r.workspace, when(r.created_at), r.model, r.title or r.brief)
+        ]
+        for r in runs
+    ]
     widths = [max([len(name)] + [len(row[i]) for row in rows]) for i, name in enumerate(COLUMNS[:-1])]
     title_width = max(width - sum(widths) - 2 * len(widths), 20)
     lines = []
@@ -75,7 +81,7 @@ def run(args: argparse.Namespace) -> ExitStatus:
     if args.json:
         print_document(as_json_list(runs))
     elif not runs:
-        print("No runs yet." if not (args.workspace or args.status) else "No runs match.")
+        print_line("No runs yet." if not (args.workspace or args.status) else "No runs match.")
     else:
-        print(runs_table(runs, width=shutil.get_terminal_size().columns))
+        print_line(runs_table(runs, width=shutil.get_terminal_size().columns))
     return ExitStatus.OK

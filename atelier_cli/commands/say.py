@@ -8,7 +8,7 @@ from atelier_cli.answers import MESSAGE, RUN
 from atelier_cli.commands.common import add_json_option, api_client, positive_int
 from atelier_cli.errors import ApiError, CliError
 from atelier_cli.exit_status import ExitStatus
-from atelier_cli.output import print_document
+from atelier_cli.output import print_document, print_line
 
 HELP = "Tell a running agent something: it reads it before its next step."
 CONFLICT = 409
@@ -37,5 +37,7 @@ def run(args: argparse.Namespace) -> ExitStatus:
     if args.json:
         print_document(sent.as_json())
     else:
-        print(f"Sent to run {args.run_id}: its agent reads it before its next step (`atelier follow {args.run_id}`).")
+        print_line(
+            f"Sent to run {args.run_id}: its agent reads it before its next step (`atelier follow {args.run_id}`)."
+        )
     return ExitStatus.OK

@@ -9,8 +9,8 @@ from atelier_cli.answers import VERSIONS, Version
 from atelier_cli.commands.common import add_json_option, api_client, positive_int
 from atelier_cli.commands.runs import when
 from atelier_cli.exit_status import ExitStatus
-from atelier_cli.output import print_document
-from atelier_cli.terminal import one_line
+from atelier_cli.output import print_document, print_line
+from atelier_cli.terminal import one_line, printable
 
 HELP = "List the versions of a run's creation, newest first (* marks the one it shows)."
 COLUMNS = ("VERSION", "RUN", "STATUS", "FROM", "ASKED BY", "CREATED", "INSTRUCTION")
@@ -26,13 +26,16 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
 def versions_table(versions: list[Version], *, width: int) -> str:
     rows = [
         [
-            f"{'*' if v.shown else ' '}v{v.version}",
-            str(v.id),
-            v.status,
-            f"v{v.parent_version}" if v.parent_version else "brief",
-            v.asked_by or "—",
-            when(v.created_at),
-            v.instruction or "(the brief)",
+            printable(cell)
+            for cell in (
+                f"{'*' if v.shown else ' '}v{v.version}",
+                str(v.id),
+                v.status,
+                f"v{v.parent_version}" if v.parent_version else "brief",
+                v.asked_by or "—",
+                when(v.created_at),
+                v.instruction or "(the brief)",
+            )
         ]
         for v in versions
     ]
@@ -52,6 +55,6 @@ def run(args: argparse.Namespace) -> ExitStatus:
         print_document(found.as_json())
         return ExitStatus.OK
     title = found.title or one_line(found.brief, 60)
-    print(f"Creation {found.creation_id}: {title}")
-    print(versions_table(found.versions, width=shutil.get_terminal_size().columns))
+    print_line(f"Creation {found.creation_id}: {title}")
+    print_line(versions_table(found.versions, width=shutil.get_terminal_size().columns))
     return ExitStatus.OK

@@ -6,8 +6,16 @@ from config.settings.base import env
 from config.settings.celery_channels import CELERY_BEAT_SCHEDULE
 
 # --- API ---
-# API requests per token (or signed-in browser) and minute; past it: 429 with Retry-After (api/throttling.py).
+# API requests per person and minute, all their tokens and their signed-in browser together; past it:
+# 429 with Retry-After (api/throttling.py).
 API_RATE_LIMIT_PER_MINUTE = env.int("API_RATE_LIMIT_PER_MINUTE", default=240, validate=Range(min=1))
+# Bearer tokens that were never made (a typo, or guessing), per client address and minute; past it
+# every token from that address is refused (429) until the minute ends, unchecked.
+API_INVALID_TOKENS_PER_ADDRESS_PER_MINUTE = env.int(
+    "API_INVALID_TOKENS_PER_ADDRESS_PER_MINUTE", default=10, validate=Range(min=1)
+)
+# Access tokens one person may hold that still work (neither revoked nor expired).
+API_TOKENS_MAX_PER_PERSON = env.int("API_TOKENS_MAX_PER_PERSON", default=20, validate=Range(min=1))
 # Files uploaded for a run not yet created: how long they wait, and how much one person may keep waiting.
 API_STAGED_INPUT_HOURS = env.int("API_STAGED_INPUT_HOURS", default=24, validate=Range(min=1))
 API_STAGED_INPUT_MAX_BYTES = env.int(  # four runs' worth of inputs at the default RUN_INPUT_MAX_BYTES

@@ -2,12 +2,19 @@
 
 from marshmallow.validate import Range
 
-from config.settings.base import env
+from config.settings.base import DEBUG, env
 
 # --- Mail and invitations ---
 # How long an invitation link to a workspace stays valid (it also works only once).
 INVITATION_MAX_AGE_SECONDS = env.int("INVITATION_MAX_AGE_SECONDS", default=7 * 24 * 3600, validate=Range(min=60))
-EMAIL_BACKEND = env.str("EMAIL_BACKEND", default="django.core.mail.backends.console.EmailBackend")
+# Development prints mail in the terminal. Production sends it: a password reset printed in a log
+# reaches nobody and hands the reset link to whoever reads the log (config/system_checks.py refuses it).
+EMAIL_BACKEND = env.str(
+    "EMAIL_BACKEND",
+    default="django.core.mail.backends.console.EmailBackend"
+    if DEBUG
+    else "django.core.mail.backends.smtp.EmailBackend",
+)
 DEFAULT_FROM_EMAIL = env.str("DEFAULT_FROM_EMAIL", default="Atelier <atelier@localhost>")
 EMAIL_HOST = env.str("EMAIL_HOST", default="localhost")
 EMAIL_PORT = env.int("EMAIL_PORT", default=25, validate=Range(min=1, max=65535))

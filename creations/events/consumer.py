@@ -30,6 +30,7 @@ from channels.db import DatabaseSyncToAsync
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.conf import settings
 
+from config.client_address import address_of_scope
 from creations.access import can_view_creation
 from creations.events.announce import run_group
 from creations.events.follow import events_page
@@ -70,11 +71,6 @@ def _events_after(run_id: int, after: int, limit: int) -> tuple[list[dict[str, A
     return page.events, page.is_final, page.last_seq
 
 
-def _client_address(scope: dict[str, Any]) -> str:
-    client = scope.get("client") or ("unknown", 0)
-    return str(client[0])
-
-
 def _parse_after(query_string: bytes) -> int:
     values = parse_qs(query_string.decode("latin-1")).get("after", ["0"])
     try:
@@ -103,7 +99,7 @@ class RunEventsConsumer(AsyncJsonWebsocketConsumer):
             await self.close(code=CLOSE_FORBIDDEN)
             return
         user_id = user.pk if user is not None and user.is_authenticated else None
-        slots = SocketSlots(socket_id=self.channel_name, user_id=user_id, address=_client_address(self.scope))
+        slots = SocketSlots(socket_id=self.channel_name, user_id=user_id, address=address_of_scope(self.scope))
         refusal = await slots.take()
         if refusal is not None:
             await self.accept()  # then close: the browser gets the code and the reason, not a bare 403

@@ -39,6 +39,8 @@ from sandboxes.agent.usage import RunUsage
 from sandboxes.container_spec import LABEL_RUN_ID
 from sandboxes.pool import get_provider
 from sandboxes.runtime import Sandbox
+from workspaces.endpoints import KEY_UNREADABLE
+from workspaces.fields import SealedSecret
 
 log = logging.getLogger(__name__)
 
@@ -68,6 +70,8 @@ def model_for(creation: Creation, *, instruction: str = "") -> ModelClient:
         )
     if not endpoint.is_enabled:
         raise RunSetupError(f"The model endpoint “{endpoint.name}” is disabled in this workspace.")
+    if isinstance(endpoint.api_key, SealedSecret):
+        raise RunSetupError(f"The model endpoint “{endpoint.name}” cannot be used. {KEY_UNREADABLE}")
     return model_client_for(
         base_url=endpoint.base_url,
         model=endpoint.model,

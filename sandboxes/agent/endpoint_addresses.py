@@ -4,9 +4,10 @@ on every connection, after DNS resolution.
 Anyone who can register an endpoint makes the worker send HTTP requests for
 them, so a base URL naming the cloud's metadata service, or a host name that
 resolves to it, would hand them the machine's credentials. Link-local and
-metadata addresses are therefore refused always. Loopback and private ranges
-are refused too unless the platform allows them (a self-hosted vLLM on the
-LAN is a real need, and development runs its models on loopback).
+metadata addresses are therefore refused always, in every form an IPv6 address
+may carry them. Loopback and private ranges are refused too unless the platform
+allows them (a self-hosted vLLM on the LAN is a real need, and development runs
+its models on loopback). The rules themselves are `address_rules`.
 
 The check runs inside the HTTP client's connection step (`GuardedNetworkBackend`):
 the address checked is the address connected to, so a name that resolves
@@ -24,50 +25,14 @@ from urllib.parse import urlsplit
 import httpcore2
 import httpx2
 
+from sandboxes.agent.address_rules import address_refusal
 from sandboxes.agent.endpoint_deadline import DeadlineBoundStream, bounded
 
-IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 E = TypeVar("E", bound=BaseException)
-
-# Always refused: they are the machine's or the cloud's, never a model server.
-ALWAYS_REFUSED = tuple(
-    ipaddress.ip_network(network)
-    for network in (
-        "169.254.0.0/16",  # link-local, with the metadata service at 169.254.169.254
-        "168.63.129.16/32",  # Azure's wireserver: a public-looking address that serves metadata
-        "100.100.100.200/32",  # Alibaba Cloud's metadata service
-        "fd00:ec2::254/128",  # AWS's IPv6 metadata service
-        "fe80::/10",  # IPv6 link-local
-        "224.0.0.0/4",  # multicast
-        "ff00::/8",
-    )
-)
 
 
 class EndpointAddressRefused(Exception):
     """The endpoint's host is, or resolves to, an address the platform refuses."""
-
-
-def _unwrapped(address: IPAddress) -> IPAddress:
-    # ::ffff:169.254.169.254 and 64:ff9b::a9fe:a9fe reach the IPv4 address they carry.
-    if isinstance(address, ipaddress.IPv6Address):
-        if address.ipv4_mapped is not None:
-            return address.ipv4_mapped
-        if address in ipaddress.ip_network("64:ff9b::/96"):
-            return ipaddress.IPv4Address(int(address) & 0xFFFFFFFF)
-    return address
-
-
-def address_refusal(address: IPAddress, *, allow_private: bool) -> str | None:
-    """Why `address` may not be connected to, or None when it may."""
-    address = _unwrapped(address)
-    if any(address in network for network in ALWAYS_REFUSED):
-        return "a link-local or cloud metadata address, which is never allowed"
-    if address.is_global:
-        return None
-    if allow_private:
-        return None
-    return "a private or loopback address, which this platform does not allow for model endpoints"
 
 
 def check_resolved(host: str, addresses: Iterable[str], *, allow_private: bool) -> list[str]:
@@ -75,13 +40,24 @@ def check_resolved(host: str, addresses: Iterable[str], *, allow_private: bool) 
     (a name with one bad address is a name someone chose to point there)."""
     allowed: list[str] = []
     for raw in addresses:
-        refusal = address_refusal(ipaddress.ip_address(raw.split("%", 1)[0]), allow_private=allow_private)
+        address = ipaddress.ip_address(raw.split("%", 1)[0])
+        refusal = address_refusal(address, allow_private=allow_private)
         if refusal:
-            raise EndpointAddressRefused(f"{host} is {refusal}." if raw == host else f"{host} resolves to {refusal}.")
+            raise EndpointAddressRefused(
+                f"{host} is {refusal}." if _is_literal(host, address) else f"{host} resolves to {refusal}."
+            )
         allowed.append(raw)
     if not allowed:
         raise EndpointAddressRefused(f"{host} has no address.")
     return allowed
+
+
+def _is_literal(host: str, address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
+    """Whether `host` is `address` written out (::ffff:a9fe:a9fe resolves to ::ffff:169.254.169.254)."""
+    try:
+        return ipaddress.ip_address(host.split("%", 1)[0]) == address
+    except ValueError:
+        return False
 
 
 def resolve(host: str, port: int) -> list[str]:

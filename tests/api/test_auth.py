@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import secrets
 from datetime import timedelta
 from typing import Any
 
@@ -90,12 +91,53 @@ def test_past_the_rate_limit_it_answers_429_with_retry_after(team: Team, setting
     assert "Wait" in problem(limited)["detail"]
 
 
-def test_each_token_counts_on_its_own(team: Team, settings: Any) -> None:
-    settings.API_RATE_LIMIT_PER_MINUTE = 1
-    first, second = api_as(team.member), api_as(team.member)
-    assert first.get("/api/v1/workspaces").status_code == 200
-    assert first.get("/api/v1/workspaces").status_code == 429
-    assert second.get("/api/v1/workspaces").status_code == 200
+def test_a_persons_tokens_share_one_rate(team: Team, settings: Any) -> None:
+    """Ten tokens do not make ten times the rate: requests count per person."""
+    settings.API_RATE_LIMIT_PER_MINUTE = 3
+    tokens = [api_as(team.member) for _ in range(4)]
+    browser = Client()
+    browser.force_login(team.member)
+
+    statuses = [client.get("/api/v1/workspaces").status_code for client in tokens]
+
+    assert statuses == [200, 200, 200, 429]
+    assert "all your tokens count together" in problem(tokens[0].get("/api/v1/workspaces"))["detail"]
+    assert browser.get("/api/v1/workspaces").status_code == 429  # the signed-in browser is the same person
+    assert api_as(team.owner).get("/api/v1/workspaces").status_code == 200  # another person counts on their own
+
+
+def made_up_token() -> str:
+    return f"atl_{secrets.token_hex(4)}_{secrets.token_hex(32)}"
+
+
+def test_tokens_that_were_never_made_are_limited_per_address(team: Team, settings: Any) -> None:
+    settings.API_INVALID_TOKENS_PER_ADDRESS_PER_MINUTE = 3
+    guesses = [ApiClient(made_up_token()).get("/api/v1/workspaces") for _ in range(3)]
+    assert [g.status_code for g in guesses] == [401, 401, 401]
+
+    # Past the limit no token from that address is checked, a right one neither: a lucky guess gets nothing.
+    real = ApiClient(token_for(team.member))
+    refused = real.get("/api/v1/workspaces")
+
+    assert refused.status_code == 429
+    assert 1 <= int(refused["Retry-After"]) <= 60
+    assert "Too many tokens that do not exist were sent from your network" in problem(refused)["detail"]
+    assert ApiClient(made_up_token()).get("/api/v1/workspaces").status_code == 429
+    # Another address is counted on its own.
+    elsewhere = real.get("/api/v1/workspaces", REMOTE_ADDR="198.51.100.7")
+    assert elsewhere.status_code == 200
+
+
+def test_revoked_and_expired_tokens_are_no_guesses(team: Team, settings: Any) -> None:
+    """A script still sending a token its person revoked is told so, however often, and locks nobody out."""
+    settings.API_INVALID_TOKENS_PER_ADDRESS_PER_MINUTE = 2
+    old = ApiClient(token_for(team.member))
+    PersonalAccessToken.objects.filter(user=team.member).update(revoked_at=timezone.now())
+
+    statuses = [old.get("/api/v1/workspaces").status_code for _ in range(4)]
+
+    assert statuses == [401, 401, 401, 401]
+    assert api_as(team.member).get("/api/v1/workspaces").status_code == 200
 
 
 def test_the_schema_says_every_operation_answers_problems(team: Team) -> None:

@@ -109,7 +109,7 @@ MALFORMED: dict[str, tuple[Callable[[], FakeApi], list[str], str]] = {
     ),
     "login: an object for the list of workspaces": (
         answering("/workspaces", {"slug": "ana"}),
-        ["login", "--url", "http://atelier.test"],
+        ["login", "--url", "https://atelier.test"],
         "the answer: Input should be a valid list",
     ),
 }

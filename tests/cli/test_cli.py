@@ -14,12 +14,15 @@ from pathlib import Path
 import pytest
 
 from atelier_cli.exit_status import ExitStatus
-from creations.models import ACTIVE_STATUSES, Artifact, Run, RunStatus
+from creations.models import ACTIVE_STATUSES, Artifact, Run, RunEvent, RunStatus
 from devstack.scripted_model import ScriptedModel, bash, call, reply
 from devstack.scripted_model import submit as submit_reply
 from devstack.stack import AtelierServer
+from tests.cli.terminal_safety import CONTROL
+from tests.cli.terminal_safety import STORED_ESCAPES as ESCAPES
 from tests.cli.terminal_session import AtelierSession, atelier, atelier_env
 from tests.support.api import token_for
+from tests.support.artifacts import Output, finished_run
 from tests.support.fixtures.accounts import Team
 from tests.support.runs import held_until, scripted_endpoint, wait_for_final
 
@@ -32,6 +35,27 @@ MAKE_FILES = (
     "for i in 1 2 3; do echo line $i; done"
 )
 NOTES = "# Tokyo\n\n- Tsukiji\n"
+MODEL_WROTE = [
+    ("step_started", {"step": 1, "remaining": 9}),
+    ("assistant_message", {"step": 1, "content": f"{ESCAPES}Done: see notes.txt", "reasoning": None}),
+    (
+        "tool_call",
+        {"step": 1, "call_id": "c1", "name": "execute_bash", "arguments": {"command": f"{ESCAPES}cat notes.txt"}},
+    ),
+    (
+        "tool_result",
+        {
+            "step": 1,
+            "call_id": "c1",
+            "name": "execute_bash",
+            "output": f"{ESCAPES}notes\n",
+            "is_error": False,
+            "exit_code": 0,
+            "duration": 0.1,
+        },
+    ),
+    ("status", {"status": "failed", "reason": f"{ESCAPES}The model stopped answering.", "final": True}),
+]
 
 
 @pytest.fixture
@@ -210,6 +234,57 @@ def test_login_checks_the_address_and_token_and_keeps_them_for_the_owner_only(
 
     listed = atelier(["runs"], no_env)
     assert (listed.returncode, listed.stdout) == (0, "No runs yet.\n")
+
+
+def test_login_takes_https_unless_told_and_plain_http_only_to_this_machine(
+    run_stack: AtelierServer, team: Team, tmp_path: Path
+) -> None:
+    no_env = atelier_env(url=None, token=None, config_home=tmp_path)
+    token = token_for(team.member) + "\n"
+
+    # A bare address is tried over https, which the plain-http server does not speak.
+    bare = atelier(["login", "--url", f"localhost:{run_stack.port}"], no_env, stdin=token)
+    assert bare.returncode == ExitStatus.UNREACHABLE, bare.stderr
+    assert bare.stderr.startswith(f"Error: Could not reach https://localhost:{run_stack.port}: ")
+
+    elsewhere = atelier(["login", "--url", "http://atelier.example.net"], no_env, stdin=token)
+    assert elsewhere.returncode == ExitStatus.INSECURE
+    assert elsewhere.stderr.startswith(
+        "Error: http://atelier.example.net is plain http to another machine: your token would cross the network"
+    )
+    assert "Use https://atelier.example.net, or add --insecure" in elsewhere.stderr
+    assert not (tmp_path / "atelier/config.json").exists()
+
+
+def test_what_a_model_wrote_reaches_the_terminal_without_escape_sequences(
+    run_stack: AtelierServer, team: Team, env: dict[str, str], tmp_path: Path
+) -> None:
+    run = finished_run(
+        workspace=team.workspace,
+        author=team.member,
+        # A file name as a model may choose it (one with a backslash would not be downloaded at all).
+        outputs=[Output("\x1b]0;pwned\x07\x9b31mnotes\x1b[0m.txt", b"notes")],
+        brief=f"{ESCAPES}a poster",
+        status=RunStatus.FAILED,
+    )
+    Run.objects.filter(pk=run.pk).update(reason=f"{ESCAPES}The model stopped answering.")
+    run.events.all().delete()
+    for seq, (kind, payload) in enumerate(MODEL_WROTE, 1):
+        RunEvent.objects.create(run=run, seq=seq, kind=kind, payload=payload)
+
+    listed = atelier(["runs", "--workspace", team.workspace.slug], env)
+    followed = atelier(["follow", str(run.pk), "--output", str(tmp_path / "made")], env)
+
+    assert listed.returncode == 0, listed.stderr
+    assert followed.returncode == ExitStatus.RUN_FAILED, followed.stderr
+    for written in (listed.stdout, listed.stderr, followed.stdout, followed.stderr):
+        assert not CONTROL.search(written), repr(written)
+    assert "clicka poster" in listed.stdout
+    assert "clickDone: see notes.txt" in followed.stdout
+    assert "$ clickcat notes.txt" in followed.stdout
+    assert "  │ notes\n" in followed.stdout  # what followed the carriage return, as a terminal would show it
+    assert "notes.txt  ✓ 5 B, sha256 verified" in followed.stdout
+    assert f"Run {run.pk} ended failed: clickThe model stopped answering." in followed.stderr
 
 
 def test_a_script_gets_json_and_the_exit_status_of_what_went_wrong(

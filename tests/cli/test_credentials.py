@@ -34,7 +34,7 @@ def test_the_environment_overrides_the_file_each_on_its_own(monkeypatch: pytest.
     monkeypatch.setenv("ATELIER_TOKEN", "atl_ci")
     assert credentials_load() == Credentials(url="http://a.test", token="atl_ci")
     monkeypatch.setenv("ATELIER_URL", "ci.test:8000")
-    assert credentials_load() == Credentials(url="http://ci.test:8000", token="atl_ci")
+    assert credentials_load() == Credentials(url="https://ci.test:8000", token="atl_ci")
 
 
 def test_without_a_login_it_says_how_to_make_one() -> None:
@@ -52,7 +52,9 @@ def test_a_damaged_file_is_explained(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("typed", "url"),
     [
-        ("localhost:8000", "http://localhost:8000"),
+        ("localhost:8000", "https://localhost:8000"),
+        ("atelier.example", "https://atelier.example"),
+        ("http://localhost:8000", "http://localhost:8000"),
         ("https://atelier.example/", "https://atelier.example"),
         ("https://atelier.example/api/v1/", "https://atelier.example"),
     ],

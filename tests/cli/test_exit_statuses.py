@@ -111,6 +111,10 @@ def _local_files(world: World, extra: tuple[str, ...]) -> Outcome:
     return world.on(api.transport())("follow", "5", "--output", str(taken), *extra)
 
 
+def _insecure(world: World, extra: tuple[str, ...]) -> Outcome:
+    return world.platform("login", "--url", "http://atelier.example.net", *extra, stdin=world.member + "\n")
+
+
 def _interrupted(world: World, extra: tuple[str, ...]) -> Outcome:
     def interrupt(request: httpx.Request) -> httpx.Response:
         raise KeyboardInterrupt
@@ -137,6 +141,7 @@ SCENARIOS = {
     ExitStatus.SERVER_ERROR: Scenario(_server_error, says="results.0.id: Input should be a valid integer"),
     ExitStatus.UNREACHABLE: Scenario(_unreachable, says="Could not reach http://atelier.test"),
     ExitStatus.LOCAL_FILES: Scenario(_local_files, says="could not write"),
+    ExitStatus.INSECURE: Scenario(_insecure, says="is plain http to another machine"),
     ExitStatus.INTERRUPTED: Scenario(_interrupted, says="Follow it again with: atelier follow 5"),
 }
 

@@ -143,7 +143,10 @@ def test_versions_is_the_creation_and_its_versions(atelier_on_platform: Atelier,
 def test_login_is_the_server_where_it_was_saved_and_the_workspaces(
     atelier_on_platform: Atelier, member: str, team: Team
 ) -> None:
-    outcome = atelier_on_platform("login", "--url", "http://testserver/", "--json", token=None, stdin=member + "\n")
+    # The platform in this process, over plain http as the test client speaks it.
+    outcome = atelier_on_platform(
+        "login", "--url", "http://testserver/", "--insecure", "--json", token=None, stdin=member + "\n"
+    )
     assert outcome.status == 0, outcome.err
     logged_in = outcome.document()
     assert set(logged_in) == {"url", "saved_to", "workspaces"}

@@ -143,7 +143,7 @@ ROWS = [
     Row(
         "access_tokens",
         {GET: signed_in(OK), POST: signed_in(done(200))},  # POST: make a token, shown on the page
-        data={"name": "laptop", "scope": "read"},
+        data={"name": "laptop", "scope": "read", "password": PASSWORD},
         changed=lambda w, actor: PersonalAccessToken.objects.filter(user=actor, name="laptop").exists(),
     ),
     Row(
@@ -152,6 +152,13 @@ ROWS = [
         changed=lambda w, actor: PersonalAccessToken.objects.filter(revoked_at__isnull=False).exists(),
     ),
     Row("home", {GET: signed_in(redirect("workspace_dashboard"))}),
+    # Django's own login and password reset, rate-limited: open to everyone, as Django's pages are.
+    Row("login", {GET: anyone(OK), POST: anyone(refused(200))}, data={"username": "nobody", "password": "a guess"}),
+    Row(
+        "password_reset",
+        {GET: anyone(OK), POST: anyone(redirect("password_reset_done"))},
+        data={"email": "nobody@example.com"},
+    ),
     Row(
         "signup",
         {

@@ -66,6 +66,29 @@ def test_it_requires_field_encryption_keys_outside_debug_and_says_how_to_make_on
     assert "Traceback" not in result.stderr
 
 
+@pytest.mark.parametrize("backend", ["console", "locmem"])
+def test_outside_debug_it_refuses_to_start_with_mail_that_reaches_nobody(backend: str) -> None:
+    backend_path = f"django.core.mail.backends.{backend}.EmailBackend"
+    result = manage("check", DEBUG="false", EMAIL_BACKEND=backend_path)
+    assert result.returncode != 0
+    assert "(atelier.E001) EMAIL_BACKEND is" in result.stderr
+    assert "password resets and invitations would reach nobody" in result.stderr
+    assert "EMAIL_BACKEND=django.core.mail.backends.smtp.EmailBackend" in result.stderr  # what to set instead
+    assert "Traceback" not in result.stderr
+    if backend == "console":  # migrate, which the web runs before it serves, stops there too
+        migrate = manage("migrate", "--check", DEBUG="false", EMAIL_BACKEND=backend_path)
+        assert migrate.returncode != 0
+        assert "atelier.E001" in migrate.stderr
+
+
+def test_outside_debug_mail_goes_through_smtp_unless_told_otherwise() -> None:
+    code = "from django.conf import settings as s; print(s.EMAIL_BACKEND)"
+    production = manage("shell", "-c", code, DEBUG="false")
+    assert production.stdout.strip().splitlines()[-1] == "django.core.mail.backends.smtp.EmailBackend"
+    development = manage("shell", "-c", code, DEBUG="true")
+    assert development.stdout.strip().splitlines()[-1] == "django.core.mail.backends.console.EmailBackend"
+
+
 def test_it_starts_with_the_embedded_defaults(tmp_path: Path) -> None:
     result = manage(
         "check", DEBUG="true", SECRET_KEY="", FIELD_ENCRYPTION_KEYS="", DEVELOPMENT_SECRETS_DIR=str(tmp_path)

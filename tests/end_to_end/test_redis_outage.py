@@ -6,7 +6,8 @@ runs."""
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager
 from typing import Any
 
 import pytest
@@ -21,16 +22,33 @@ from tests.support.fixtures.accounts import Team
 from tests.support.runs import scripted_endpoint, stored_events, submit, wait_for_event, wait_for_final
 from tests.support.wsclient import follow_stream
 
-# Alone: with the stack's Redis gone for a while, a worker beside a busy machine was seen hanging in its
-# reconnection, and the next tests of its stack then waited on it in vain.
-pytestmark = [pytest.mark.services, pytest.mark.docker, pytest.mark.django_db(transaction=True), pytest.mark.alone]
+pytestmark = [pytest.mark.services, pytest.mark.docker, pytest.mark.django_db(transaction=True)]
+
+
+@pytest.fixture
+def run_stack(
+    atelier_server: AtelierServer,
+    start_stack: Callable[..., AbstractContextManager[AtelierServer]],
+    tmp_path_factory: pytest.TempPathFactory,
+    settings: Any,
+) -> Iterator[AtelierServer]:
+    """A stack of the test's own, with a Redis of its own: with that Redis gone for a while, a worker on a
+    busy machine was seen hanging in its reconnection, and tests after it on a shared stack waited in vain.
+    The session's worker rests meanwhile: on the same test database it could take this stack's runs."""
+    atelier_server.worker.stop()
+    try:
+        with start_stack(tmp_path_factory.mktemp("redis-outage-stack")) as server:
+            settings.MEDIA_ROOT = server.media_root
+            yield server
+    finally:
+        atelier_server.ensure_worker()
 
 
 @pytest.fixture
 def restartable_redis(run_stack: AtelierServer) -> Iterator[RedisServer]:
     assert run_stack.redis is not None
     yield run_stack.redis
-    if not _answers(run_stack.redis.url):  # the test failed half-way: leave a Redis for the next ones
+    if not _answers(run_stack.redis.url):  # the test failed half-way: its stack stops with a Redis to stop
         run_stack.redis.start()
 
 

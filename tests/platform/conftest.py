@@ -38,4 +38,5 @@ def production_variables() -> dict[str, str]:
         "SITE_HOST": "atelier.example.net",
         "ARTIFACT_HOST": "atelier-files.example.net",
         "SANDBOX_HOST_ID": "worker-1",
+        "EMAIL_HOST": "smtp.example.net",
     }

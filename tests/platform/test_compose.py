@@ -43,6 +43,7 @@ VARIABLES = {
     "ARTIFACT_HOST": "atelier-files.example.net",
     "SANDBOX_HOST_ID": "worker-1",
     "MAIN_HOST": "10.0.0.5",
+    "EMAIL_HOST": "smtp.example.net",
 }
 
 
@@ -195,7 +196,27 @@ def test_web_and_beat_are_locked_down_and_web_listens_for_the_local_tls_proxy(ma
         assert service["cap_drop"] == ["ALL"], name
         assert service["security_opt"] == ["no-new-privileges:true"], name
     assert services["web"]["ports"] == ["${WEB_ADDRESS:-127.0.0.1}:8000:8000"]
-    assert "--proxy-headers" in services["web"]["command"][-1]
+
+
+def test_client_addresses_come_from_the_trusted_proxy_never_from_the_first_forwarded_address(
+    main: dict[str, Any],
+) -> None:
+    """daphne's --proxy-headers takes X-Forwarded-For's first address, which the client writes;
+    the platform reads the header from the right, believing only TRUSTED_PROXIES."""
+    assert "--proxy-headers" not in main["services"]["web"]["command"][-1]
+    trusted = service_environment(main["services"]["web"], VARIABLES)["TRUSTED_PROXIES"].split(",")
+    assert trusted == [
+        "172.16.0.0/12",
+        "192.168.0.0/16",
+    ]  # the gateway of compose's network, where the proxy comes from
+
+
+def test_mail_goes_through_an_smtp_server_that_must_be_named(main: dict[str, Any]) -> None:
+    app = service_environment(main["services"]["web"], VARIABLES)
+    assert app["EMAIL_BACKEND"] == "django.core.mail.backends.smtp.EmailBackend"
+    assert app["EMAIL_HOST"] == VARIABLES["EMAIL_HOST"]
+    with pytest.raises(MissingVariable, match=r"^EMAIL_HOST: set EMAIL_HOST"):
+        _every_string_interpolated(main, {**VARIABLES, "EMAIL_HOST": ""})
 
 
 def test_storage_is_the_stacks_own_s3_store_with_the_same_credentials(main: dict[str, Any]) -> None:

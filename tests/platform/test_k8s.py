@@ -160,7 +160,9 @@ def test_the_ingress_serves_both_host_names_from_the_web_pods_over_tls(
     assert web_port["targetPort"] in {port["name"] for port in container["ports"]}
     probe_host = container["readinessProbe"]["httpGet"]["httpHeaders"][0]["value"]
     assert set(config["ALLOWED_HOSTS"].split(",")) == {site.hostname, probe_host}
-    assert "--proxy-headers" in container["command"]
+    # The client's address is read from X-Forwarded-For as far as the Ingress wrote it, never daphne's way.
+    assert "--proxy-headers" not in container["command"]
+    assert config["TRUSTED_PROXIES"]
 
 
 def test_the_platform_gets_the_same_settings_as_from_compose_with_the_secrets_apart(

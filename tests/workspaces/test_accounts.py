@@ -44,12 +44,21 @@ def test_sign_up_with_mismatched_passwords_shows_the_error_and_keeps_the_input(c
     assert not User.objects.filter(username="nina").exists()
 
 
-def test_sign_up_refuses_an_email_already_in_use(client: Client, team: Team) -> None:
-    response = client.post(
-        "/accounts/signup/",
-        _signup("nina", "ALICE@example.com"),
-    )
-    assert "already exists" in response.content.decode()
+def test_sign_up_with_an_email_in_use_never_says_so_and_tells_its_owner_by_mail(client: Client, team: Team) -> None:
+    response = client.post("/accounts/signup/", _signup("nina", "ALICE@example.com"))
+
+    assert response.status_code == 200
+    page = response.content.decode()
+    assert "Check your inbox" in page
+    assert "alice@example.com" in page
+    assert "already" not in page
+    assert "exists" not in page
+    assert not User.objects.filter(username="nina").exists()
+    assert "_auth_user_id" not in client.session  # nobody is signed in to anything
+    [notice] = mail.outbox
+    assert notice.to == ["alice@example.com"]
+    assert "your username is alice" in str(notice.body)
+    assert re.search(r"http://\S+/accounts/password_reset/", str(notice.body))
 
 
 def test_login_and_logout(client: Client, team: Team) -> None:
