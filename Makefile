@@ -104,6 +104,7 @@ bench: venv system-test sandbox-image bench-reference
 	DATABASE_URL=$(TEST_DATABASE_URL) $(PY) bench/endpoint_transport.py
 	DATABASE_URL=$(TEST_DATABASE_URL) $(PY) bench/hosts.py
 	DATABASE_URL=$(TEST_DATABASE_URL) $(PY) bench/storage.py
+	DATABASE_URL=$(TEST_DATABASE_URL) $(PY) bench/stalled_readers.py
 	DATABASE_URL=$(TEST_DATABASE_URL) $(PY) bench/refine.py
 	DATABASE_URL=$(TEST_DATABASE_URL) $(PY) bench/compare.py
 	$(PY) bench/capacity.py

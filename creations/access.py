@@ -64,6 +64,21 @@ def can_view_creation(*, creation: Creation, user: AnyUser) -> bool:
     return creation_visible(creation=creation, user=user, membership=membership)
 
 
+def may_still_watch_run(*, run_id: int, user_id: int | None) -> bool:
+    """Whether someone watching a run live (None: signed out) may still see it, read afresh:
+    the person still active, their membership and the creation's visibility as they are now."""
+    run = Run.objects.select_related("creation").filter(pk=run_id).first()
+    if run is None:
+        return False
+    viewer: AnyUser = AnonymousUser()
+    if user_id is not None:
+        found = User.objects.filter(pk=user_id, is_active=True).first()
+        if found is None:
+            return False
+        viewer = found
+    return can_view_creation(creation=run.creation, user=viewer)
+
+
 @dataclass(frozen=True)
 class Viewing:
     """An object a viewer may see, with the viewer's membership of its workspace (fetched once)."""

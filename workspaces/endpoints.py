@@ -24,6 +24,7 @@ from sandboxes.agent.endpoint_addresses import EndpointAddressRefused, check_bas
 from sandboxes.agent.endpoint_check import EndpointUnderTest, Verdict, check_endpoint
 from workspaces.fields import SealedSecret
 from workspaces.models import ModelEndpoint, Workspace
+from workspaces.rate_limits import workspace_over_limit
 from workspaces.services import WorkspaceRuleError, require_manager
 
 EXTRA_BODY_MAX_BYTES = 16 * 1024
@@ -177,10 +178,18 @@ def endpoint_delete(*, endpoint: ModelEndpoint, actor: User) -> None:
 
 
 def endpoint_test_connection(*, endpoint: ModelEndpoint, actor: User) -> Verdict:
-    """Call the endpoint for real and keep the verdict on it for the list."""
+    """Call the endpoint for real and keep the verdict on it for the list. A test holds the web
+    thread until the endpoint answers (at most MODEL_ENDPOINT_CHECK_DEADLINE), so a workspace
+    starts at most MODEL_ENDPOINT_CHECKS_PER_MINUTE of them a minute."""
     require_manager(endpoint.workspace, actor)
     if isinstance(endpoint.api_key, SealedSecret):
         raise WorkspaceRuleError(f"{endpoint.name} cannot be tested. {KEY_UNREADABLE}")
+    per_minute = settings.MODEL_ENDPOINT_CHECKS_PER_MINUTE
+    if workspace_over_limit(group="endpoint-test", workspace_id=endpoint.workspace_id, per_minute=per_minute):
+        raise WorkspaceRuleError(
+            f"Test connection was used {per_minute} times in this workspace in the last minute. "
+            "Wait a minute and test again."
+        )
     verdict = check_endpoint(
         EndpointUnderTest(
             base_url=endpoint.base_url,
@@ -190,6 +199,7 @@ def endpoint_test_connection(*, endpoint: ModelEndpoint, actor: User) -> Verdict
             temperature=endpoint.temperature,
             allow_private=settings.MODEL_ENDPOINT_ALLOW_PRIVATE,
             timeout=settings.MODEL_ENDPOINT_CHECK_TIMEOUT,
+            deadline=settings.MODEL_ENDPOINT_CHECK_DEADLINE,
         )
     )
     ModelEndpoint.objects.filter(pk=endpoint.pk).update(

@@ -1,6 +1,7 @@
 """How often one person, one address, and one account may sign up, log in, ask for a
 password reset or submit: a flood from one client must not fill the queue or the accounts
-table, guess a password, or fill someone's inbox.
+table, guess a password, or fill someone's inbox. And how often one workspace may do what
+holds a web thread for seconds ("Test connection").
 
 Counting is django-ratelimit's, in a cache every web process shares (Redis,
 the `ratelimit` cache). If that cache cannot be reached the request goes
@@ -17,7 +18,7 @@ from dataclasses import dataclass
 
 from django.conf import settings
 from django.http import HttpRequest
-from django_ratelimit.core import is_ratelimited
+from django_ratelimit.core import get_usage, is_ratelimited
 
 log = logging.getLogger(__name__)
 
@@ -104,3 +105,19 @@ def over_limit(request: HttpRequest, limit: Limit, *, account: str = "") -> bool
         log.warning("Rate limits not checked (%s: %s); letting the request through.", type(error).__name__, error)
         return False
     return any(limited)
+
+
+def workspace_over_limit(*, group: str, workspace_id: int, per_minute: int) -> bool:
+    """Count one more for the workspace, whoever asks; True when it goes past `per_minute`."""
+    try:
+        usage = get_usage(
+            None,
+            group=group,
+            key=lambda _group, _request: f"workspace:{workspace_id}",
+            rate=f"{per_minute}/m",
+            increment=True,
+        )
+    except Exception as error:  # the shared cache is away: let it through
+        log.warning("Rate limits not checked (%s: %s); letting the request through.", type(error).__name__, error)
+        return False
+    return usage is not None and bool(usage["should_limit"])

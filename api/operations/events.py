@@ -3,8 +3,8 @@
 from django.http import HttpRequest, StreamingHttpResponse
 from ninja import Field, Header, Query, Router, Schema
 
-from api.auth import caller
-from api.event_stream import MEDIA_TYPE, resume_after, run_event_stream
+from api.auth import caller, calling_token
+from api.event_stream import MEDIA_TYPE, Watcher, resume_after, run_event_stream
 from api.schemas.events import EventsPageOut
 from config.client_address import address_of_request
 from creations.access import run_for_viewer_or_404
@@ -52,11 +52,15 @@ def stream_events(
 ) -> StreamingHttpResponse:
     user = caller(request)
     run = run_for_viewer_or_404(pk=run_id, user=user).run
-    stream = run_event_stream(
-        run_id=run.pk,
-        after=resume_after(last_event_id=last_event_id, after=query.after),
+    token = calling_token(request)
+    watcher = Watcher(
         user_id=user.pk,
         address=address_of_request(request),
+        token_id=token.pk if token is not None else None,
+        session_key=None if token is not None else request.session.session_key,
+    )
+    stream = run_event_stream(
+        run_id=run.pk, after=resume_after(last_event_id=last_event_id, after=query.after), watcher=watcher
     )
     response = StreamingHttpResponse(stream, content_type=MEDIA_TYPE)
     response["Cache-Control"] = "no-cache"

@@ -38,8 +38,14 @@ AGENT_MODEL_MAX_REPORTED_TOKENS = env.int(
 # a model on the developer's machine). Link-local and cloud metadata addresses
 # are refused whatever this says (sandboxes/agent/endpoint_addresses.py).
 MODEL_ENDPOINT_ALLOW_PRIVATE = env.bool("MODEL_ENDPOINT_ALLOW_PRIVATE", default=DEBUG)
-# Seconds each call of "Test connection" may take (it makes two, from the web process).
+# Seconds each connect and read of "Test connection" may wait (it makes two or three calls, from the
+# web process)...
 MODEL_ENDPOINT_CHECK_TIMEOUT = env.float("MODEL_ENDPOINT_CHECK_TIMEOUT", default=10.0, validate=Range(min=0.5, max=60))
+# ...and the whole test at most this long, however the endpoint answers (a byte every few seconds
+# never trips a per-read timeout): past it the verdict is "timeout" and the web thread is free.
+MODEL_ENDPOINT_CHECK_DEADLINE = env.float("MODEL_ENDPOINT_CHECK_DEADLINE", default=30.0, validate=Range(min=1, max=300))
+# Tests one workspace may start a minute, whoever clicks (each may hold a web thread until the deadline).
+MODEL_ENDPOINT_CHECKS_PER_MINUTE = env.int("MODEL_ENDPOINT_CHECKS_PER_MINUTE", default=6, validate=Range(min=1))
 AGENT_DEMO_TYPING_DELAY = env.float(
     "AGENT_DEMO_TYPING_DELAY", default=AGENT_DEFAULTS["AGENT_DEMO_TYPING_DELAY"], validate=Range(min=0, max=1)
 )  # s per piece

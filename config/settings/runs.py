@@ -70,7 +70,9 @@ RUN_PAGE_STEPS = env.int("RUN_PAGE_STEPS", default=30, validate=Range(min=1))
 RUN_PAGE_OUTPUT_PREVIEW_CHARS = env.int("RUN_PAGE_OUTPUT_PREVIEW_CHARS", default=4000, validate=Range(min=100))
 # An open websocket also checks the database this often, in case announcements were lost.
 RUN_WS_POLL_SECONDS = env.float("RUN_WS_POLL_SECONDS", default=5.0, validate=Range(min=0.2))
-# ...and checks that its viewer may still see the run (a removed member stops receiving it).
+# ...and, like the API's event stream, checks this often (on a clock of its own, however busy the run)
+# that its viewer may still see the run and is still signed in with the session or token it was opened
+# with: a removed member, a signed-out browser or a revoked token stops receiving it.
 RUN_WS_ACCESS_RECHECK_SECONDS = env.float("RUN_WS_ACCESS_RECHECK_SECONDS", default=10.0, validate=Range(min=0.2))
 # Live run sockets open at once, per person and per client address (creations/events/socket_slots.py).
 RUN_WS_MAX_PER_USER = env.int("RUN_WS_MAX_PER_USER", default=20, validate=Range(min=1))

@@ -11,7 +11,9 @@ ended, its final event is sent and the socket is closed (code 1000).
 Messages to the client: {"type": "event", "seq", "kind", "payload", "at"};
 {"type": "closing", "message"} before the server closes for a reason the
 person should read: too many sockets open (4429, socket_slots.py), or access
-lost while watching (4403: checked again every RUN_WS_ACCESS_RECHECK_SECONDS).
+lost while watching (4403): removed from the workspace, the creation made private,
+signed out. Checked again every RUN_WS_ACCESS_RECHECK_SECONDS on a clock of its
+own, however busy the run (watch_guard.py, shared with the API's event stream).
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from creations.access import can_view_creation
 from creations.events.announce import run_group
 from creations.events.follow import events_page
 from creations.events.socket_slots import SocketSlots
+from creations.events.watch_guard import WatchGuard, why_not_watching
 from creations.models import Run
 
 log = logging.getLogger(__name__)
@@ -68,11 +71,6 @@ def _events_after(run_id: int, after: int, limit: int) -> tuple[list[dict[str, A
     return page.events, page.is_final, page.last_seq
 
 
-@_off_thread
-def _may_still_view(run_id: int, user: Any) -> bool:
-    return _viewable_run(run_id, user) is not None
-
-
 def _parse_after(query_string: bytes) -> int:
     values = parse_qs(query_string.decode("latin-1")).get("after", ["0"])
     try:
@@ -92,19 +90,16 @@ class RunEventsConsumer(AsyncJsonWebsocketConsumer):
         self._lock = asyncio.Lock()
         self._closing = False
         self._poller: asyncio.Task[None] | None = None
-        self._heard_at = 0.0  # when the last announcement arrived
-        self._access_checked_at = time.monotonic()
-        user = self.scope.get("user")
+        self._guard: WatchGuard | None = None
         self._slots: SocketSlots | None = None
+        self._heard_at = 0.0  # when the last announcement arrived
+        user = self.scope.get("user")
         run = await _load_run_for(self.run_id, user)
         if run is None:
             await self.close(code=CLOSE_FORBIDDEN)
             return
-        slots = SocketSlots(
-            socket_id=self.channel_name,
-            user_id=user.pk if user is not None and user.is_authenticated else None,
-            address=address_of_scope(self.scope),
-        )
+        user_id = user.pk if user is not None and user.is_authenticated else None
+        slots = SocketSlots(socket_id=self.channel_name, user_id=user_id, address=address_of_scope(self.scope))
         refusal = await slots.take()
         if refusal is not None:
             await self.accept()  # then close: the browser gets the code and the reason, not a bare 403
@@ -114,12 +109,22 @@ class RunEventsConsumer(AsyncJsonWebsocketConsumer):
         self.groups = [run_group(self.run_id)]
         await self.channel_layer.group_add(self.groups[0], self.channel_name)
         await self.accept()
+        session = self.scope.get("session")
+        session_key = session.session_key if user_id is not None and session is not None else None
+
+        async def still_allowed() -> str | None:
+            return await why_not_watching(run_id=self.run_id, user_id=user_id, session_key=session_key)
+
+        self._guard = WatchGuard(slots=slots, still_allowed=still_allowed, on_lost=self._lost)
+        await self._guard.__aenter__()
         await self._catch_up()
         if not self._closing:
             self._poller = asyncio.ensure_future(self._poll())
 
     async def disconnect(self, code: int) -> None:
         self._closing = True
+        if self._guard is not None:
+            await self._guard.stop()
         if self._slots is not None:
             await self._slots.give_back()
         if self._poller is not None:
@@ -161,6 +166,8 @@ class RunEventsConsumer(AsyncJsonWebsocketConsumer):
 
     async def _send_in_order(self, events: list[dict[str, Any]]) -> None:
         for event in events:
+            if self._closing:
+                return  # access lost, or the run over: nothing more goes out
             if event["seq"] != self.sent_seq + 1:
                 if event["seq"] <= self.sent_seq:
                     continue  # a duplicate
@@ -173,11 +180,9 @@ class RunEventsConsumer(AsyncJsonWebsocketConsumer):
         await self.send_json({"type": "closing", "message": message})
         await self.close(code=code)
 
-    async def _still_allowed(self) -> bool:
-        if time.monotonic() - self._access_checked_at < settings.RUN_WS_ACCESS_RECHECK_SECONDS:
-            return True
-        self._access_checked_at = time.monotonic()
-        return await _may_still_view(self.run_id, self.scope.get("user"))
+    async def _lost(self, why: str) -> None:
+        if not self._closing:
+            await self._close_saying(why, code=CLOSE_FORBIDDEN)
 
     async def _finish(self) -> None:
         if not self._closing:
@@ -189,11 +194,6 @@ class RunEventsConsumer(AsyncJsonWebsocketConsumer):
             every = settings.RUN_WS_POLL_SECONDS
             while not self._closing:
                 await asyncio.sleep(every)
-                if not await self._still_allowed():
-                    await self._close_saying("You can no longer see this run.", code=CLOSE_FORBIDDEN)
-                    return
-                if self._slots is not None:
-                    await self._slots.refresh()
                 if time.monotonic() - self._heard_at >= every:  # announcements flowing: nothing was lost
                     await self._catch_up()
         except asyncio.CancelledError:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from dataclasses import dataclass
 from typing import Any
 
@@ -49,7 +49,7 @@ def _is_final_event(event: dict[str, Any]) -> bool:
     return bool(event["kind"] == "status" and event["payload"].get("final"))
 
 
-async def follow_run_events(*, run_id: int, after: int, idle_seconds: float) -> AsyncIterator[dict[str, Any] | None]:
+async def follow_run_events(*, run_id: int, after: int, idle_seconds: float) -> AsyncGenerator[dict[str, Any] | None]:
     """Every event of the run after `after`, in order, each once, then live ones, ending
     after the final one. Yields None after `idle_seconds` without news."""
     layer = get_channel_layer(settings.RUN_CHANNEL_LAYER)

@@ -26,6 +26,7 @@ import httpcore2
 import httpx2
 
 from sandboxes.agent.address_rules import address_refusal
+from sandboxes.agent.endpoint_deadline import DeadlineBoundStream, bounded
 
 E = TypeVar("E", bound=BaseException)
 
@@ -78,7 +79,8 @@ def check_base_url_host(base_url: str, *, allow_private: bool) -> None:
 
 
 class GuardedNetworkBackend(httpcore2.SyncBackend):
-    """Resolves the host itself, applies the rules, and connects to an address it checked."""
+    """Resolves the host itself, applies the rules, and connects to an address it checked; its
+    connections end by the caller's overall deadline, if it set one (endpoint_deadline.py)."""
 
     def __init__(self, *, allow_private: bool) -> None:
         self.allow_private = allow_private
@@ -102,9 +104,12 @@ class GuardedNetworkBackend(httpcore2.SyncBackend):
         last_error: Exception | None = None
         for address in allowed:
             try:
-                return super().connect_tcp(address, port, timeout, local_address, socket_options)
+                connect_timeout = bounded(timeout, httpcore2.ConnectTimeout)
+                stream = super().connect_tcp(address, port, connect_timeout, local_address, socket_options)
             except (httpcore2.ConnectError, httpcore2.ConnectTimeout) as error:
                 last_error = error
+            else:
+                return DeadlineBoundStream(stream)
         assert last_error is not None
         raise last_error
 

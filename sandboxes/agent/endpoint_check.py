@@ -25,6 +25,7 @@ from sandboxes.agent.endpoint_addresses import (
     find_cause,
     refused_in_chain,
 )
+from sandboxes.agent.endpoint_deadline import deadline_passed, overall_deadline
 from sandboxes.agent.openai_client import public_url, shared_http_client
 
 PROBE_TOOL = {
@@ -57,7 +58,8 @@ class EndpointUnderTest:
     extra_body: dict[str, Any]
     temperature: float | None
     allow_private: bool
-    timeout: float
+    timeout: float  # each connect, read and write
+    deadline: float  # the whole test, its two or three calls together
 
 
 def check_endpoint(endpoint: EndpointUnderTest) -> Verdict:
@@ -65,6 +67,20 @@ def check_endpoint(endpoint: EndpointUnderTest) -> Verdict:
         check_base_url_host(endpoint.base_url, allow_private=endpoint.allow_private)
     except EndpointAddressRefused as refused:
         return Verdict("refused_address", f"Not tested: {refused}")
+    # A server that trickles its answer a byte at a time never trips a per-read timeout: without a
+    # deadline for the whole test it would hold a web process's thread for as long as it liked.
+    with overall_deadline(endpoint.deadline):
+        verdict = _called_verdict(endpoint)
+        if verdict.code == "timeout" and deadline_passed():
+            return Verdict(
+                "timeout",
+                f"{public_url(endpoint.base_url)} did not finish answering within {endpoint.deadline:g} s:"
+                " it is overloaded, or sends its answer a little at a time.",
+            )
+    return verdict
+
+
+def _called_verdict(endpoint: EndpointUnderTest) -> Verdict:
     client = openai.OpenAI(
         base_url=endpoint.base_url,
         api_key=endpoint.api_key or "no-key",

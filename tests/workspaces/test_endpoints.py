@@ -4,6 +4,7 @@ address rules hold, and every mistake is a message on its field."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -17,6 +18,7 @@ from devstack.model_script import submit
 from devstack.scripted_model import ScriptedModel
 from tests.support.factories import CreationFactory
 from tests.support.fixtures.accounts import Team
+from tests.support.trickling_server import trickling_server
 from workspaces.models import ModelEndpoint, Role
 from workspaces.services import membership_add
 
@@ -278,3 +280,39 @@ def test_staff_see_the_hint_but_never_the_key_in_the_admin(team: Team) -> None:
         assert KEY not in page.content.decode()
         assert "9c21" in page.content.decode()
     assert client.get(reverse("admin:workspaces_modelendpoint_add")).status_code == 403
+
+
+def test_a_trickling_endpoint_cannot_hold_test_connection_past_its_deadline(team: Team, settings: Any) -> None:
+    settings.MODEL_ENDPOINT_CHECK_TIMEOUT = 2.0  # per read: a byte every 0.5 s never trips it
+    settings.MODEL_ENDPOINT_CHECK_DEADLINE = 3.0
+    owner = signed_in(team.owner)
+    with trickling_server(part="body", every=0.5, for_seconds=20) as url:
+        add_endpoint(owner, team, **form_data(base_url=url))
+        endpoint = ModelEndpoint.objects.get()
+        started = time.monotonic()
+        response = owner.post(reverse("endpoint_test", args=[team.workspace.slug, endpoint.pk]), follow=True)
+        took = time.monotonic() - started
+
+    assert took < 3.0 + 2
+    endpoint.refresh_from_db()
+    assert endpoint.check_verdict == "timeout"
+    assert "did not finish answering within 3 s" in response.content.decode()
+
+
+def test_test_connection_is_limited_per_workspace(team: Team, keyed_model: ScriptedModel, settings: Any) -> None:
+    settings.MODEL_ENDPOINT_CHECKS_PER_MINUTE = 2
+    admin = User.objects.create_user("ada")
+    membership_add(workspace=team.workspace, user=admin, role=Role.ADMIN)
+    owner = signed_in(team.owner)
+    add_endpoint(owner, team, **form_data(keyed_model))
+    endpoint = ModelEndpoint.objects.get()
+    test_url = reverse("endpoint_test", args=[team.workspace.slug, endpoint.pk])
+    for _ in range(2):
+        assert "Works:" in owner.post(test_url, follow=True).content.decode()
+
+    refused = signed_in(admin).post(test_url, follow=True)  # another manager: the limit is the workspace's
+
+    page = refused.content.decode()
+    assert refused.status_code == 200
+    assert "Test connection was used 2 times in this workspace in the last minute" in page
+    assert len(keyed_model.chat_requests()) == 2  # the endpoint was not called a third time

@@ -1,9 +1,11 @@
-"""Who may watch a run's live trajectory, and what a late watcher receives."""
+"""Who may watch a run's live trajectory, and what a late watcher receives; a watcher who
+loses access, or is signed out, stops receiving even while the run keeps talking."""
 
 from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable
 from contextlib import ExitStack
 
 import pytest
@@ -14,7 +16,8 @@ from websockets.typing import Origin
 from creations.events.store import store_events
 from creations.models import RunStatus, Visibility
 from creations.runs.state import run_finish
-from devstack.stack import AtelierServer
+from devstack.stack import PROCESS_ENV, AtelierServer
+from tests.support.chatty_run import chatty_run
 from tests.support.factories import make_run
 from tests.support.fixtures.accounts import Team
 from tests.support.wsclient import open_stream, read_events
@@ -171,3 +174,60 @@ def _refusal_after_events(ws: ClientConnection) -> tuple[str, int | None]:
                 ws.recv(timeout=10)
             return message["message"], closed_after.value.rcvd.code if closed_after.value.rcvd else None
     raise AssertionError("the socket stayed open")
+
+
+RECHECK_SECONDS = float(PROCESS_ENV["RUN_WS_ACCESS_RECHECK_SECONDS"])  # 1 s in the test stack
+
+
+def _closing_while_chatty(
+    run_stack: AtelierServer, run_id: int, cookie: str, take_away: Callable[[], object]
+) -> tuple[str, int | None, float]:
+    """Watch a run that stores a step every 0.1 s, call `take_away()` once events flow, then read until the
+    server closes: its message, its code and how long it took."""
+    with chatty_run(run_id), open_stream(run_stack, run_id, cookie=cookie) as ws:
+        assert json.loads(ws.recv(timeout=10))["type"] == "event"
+        take_away()
+        started = time.monotonic()
+        message, code = _refusal_after_events(ws)
+        return message, code, time.monotonic() - started
+
+
+def test_a_member_removed_while_a_chatty_run_streams_stops_receiving(run_stack: AtelierServer, team: Team) -> None:
+    from workspaces.models import Membership
+
+    run_id = _running_run(team)
+    message, code, took = _closing_while_chatty(
+        run_stack,
+        run_id,
+        run_stack.cookie_for(team.viewer),
+        lambda: Membership.objects.filter(workspace=team.workspace, user=team.viewer).delete(),
+    )
+    assert (code, message) == (4403, "You can no longer see this run.")
+    assert took < RECHECK_SECONDS + 4
+
+
+def test_a_watcher_signed_out_elsewhere_stops_receiving(run_stack: AtelierServer, team: Team) -> None:
+    from django.contrib.sessions.models import Session
+
+    run_id = _running_run(team)
+    cookie = run_stack.cookie_for(team.member)
+    session_key = cookie.removeprefix("sessionid=")
+    message, code, took = _closing_while_chatty(
+        run_stack, run_id, cookie, lambda: Session.objects.filter(session_key=session_key).delete()
+    )
+    assert (code, message) == (4403, "You were signed out: sign in again to go on watching this run.")
+    assert took < RECHECK_SECONDS + 4
+
+
+def test_a_deactivated_account_stops_receiving(run_stack: AtelierServer, team: Team) -> None:
+    from django.contrib.auth.models import User
+
+    run_id = _running_run(team)
+    message, code, took = _closing_while_chatty(
+        run_stack,
+        run_id,
+        run_stack.cookie_for(team.member),
+        lambda: User.objects.filter(pk=team.member.pk).update(is_active=False),
+    )
+    assert (code, message) == (4403, "You were signed out: sign in again to go on watching this run.")
+    assert took < RECHECK_SECONDS + 4

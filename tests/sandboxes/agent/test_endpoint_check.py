@@ -6,6 +6,7 @@ from __future__ import annotations
 import ipaddress
 import socket
 import threading
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -18,6 +19,7 @@ from sandboxes.agent.endpoint_check import EndpointUnderTest, Verdict, check_end
 from sandboxes.agent.model import ModelError
 from tests.support import free_port
 from tests.support.tls import self_signed_server_context
+from tests.support.trickling_server import trickling_server
 
 KEY = "sk-test-the-right-key-0000"
 
@@ -31,6 +33,7 @@ def check(server_url: str, *, model: str = "scripted", api_key: str = KEY, **ove
         "temperature": None,
         "allow_private": True,
         "timeout": 5.0,
+        "deadline": 30.0,
     }
     settings.update(overrides)
     return check_endpoint(EndpointUnderTest(**settings))
@@ -231,3 +234,16 @@ def test_a_reply_without_end_is_read_only_up_to_the_cap(
 
     assert verdict.code == "rejected"
     assert "reading stopped" in verdict.message
+
+
+@pytest.mark.parametrize("part", ["status line", "body"])
+def test_a_server_that_trickles_its_answer_is_given_up_on_at_the_deadline(part: str) -> None:
+    # A byte every 0.3 s: the 2 s per-read timeout never fires, only the overall deadline can.
+    with trickling_server(part=part, every=0.3) as url:
+        started = time.monotonic()
+        verdict = check(url, timeout=2.0, deadline=2.5)
+        took = time.monotonic() - started
+
+    assert verdict.code == "timeout"
+    assert "did not finish answering within 2.5 s" in verdict.message
+    assert took < 2.5 + 1.5
