@@ -7,10 +7,13 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from django.db import connection
 from django.test import Client
+from django.test.utils import CaptureQueriesContext
 
 from creations.models import Run
 from creations.sharing.models import ShareLink
+from creations.sharing.services import share_link_create
 from tests.support.api import api_as
 from tests.support.artifacts import Output, finished_run
 from tests.support.fixtures.accounts import Team
@@ -96,3 +99,23 @@ def test_revoking_turns_the_link_off_at_once(team: Team, run: Run) -> None:
     assert response.json()["problem"] == "This link was turned off by the people who shared it."
     assert visit(Client(), made["url"]).status_code == 410
     assert api_as(team.owner).post(f"/api/v1/share-links/{made['id']}/revoke", {}).status_code == 200
+
+
+@pytest.mark.parametrize("listing", ["run", "workspace"])
+def test_a_list_costs_the_same_queries_however_many_links(team: Team, run: Run, listing: str) -> None:
+    owner = api_as(team.owner)
+    of_run, of_workspace = f"/api/v1/runs/{run.pk}", f"/api/v1/workspaces/{team.workspace.slug}"
+    url = f"{of_run if listing == 'run' else of_workspace}/share-links"
+
+    def queries() -> int:
+        owner.get(url)  # the token's last use is noted once a minute: not in the count
+        with CaptureQueriesContext(connection) as captured:
+            assert owner.get(url).status_code == 200
+        return len(captured)
+
+    make(team, run)
+    one = queries()
+    for _ in range(10):  # by two people: each link's state is known without a query of its own
+        make(team, run)
+        share_link_create(creation=run.creation, user=team.owner)
+    assert queries() == one
