@@ -80,8 +80,7 @@ def share_link_for_member_or_404(*, pk: int, user: AnyUser) -> LinkViewing:
     if link is None or membership is None:
         raise Http404("No such share link.")
     made_it = link.created_by_id == user.pk
-    if not (made_it or may_manage_share_links(membership) or creation_visible(
-        creation=link.creation, user=user, membership=membership
-    )):
+    sees_creation = creation_visible(creation=link.creation, user=user, membership=membership)
+    if not (made_it or sees_creation or may_manage_share_links(membership)):
         raise Http404("No such share link.")
     return LinkViewing(link=link, membership=membership)
