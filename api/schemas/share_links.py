@@ -4,6 +4,7 @@ from datetime import datetime
 from typing import Literal
 
 from ninja import Field, Schema
+from pydantic import ConfigDict
 
 from api.schemas.text import StoredText
 from creations.sharing.models import ShareLink
@@ -13,7 +14,11 @@ ShareLinkStateName = Literal["active", "expired", "revoked", "inactive"]
 
 
 class ShareLinkIn(Schema):
-    """What a new share link shows, and for how long."""
+    """What a new share link shows, and for how long. Every field has a default, so a body that is not
+    an object, or names a field not here (a misspelt `expires_in_days`), is refused rather than read
+    as "the defaults"."""
+
+    model_config = ConfigDict(extra="forbid")
 
     pin: bool = Field(
         default=False,

@@ -1,16 +1,9 @@
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
-from django.utils import timezone
 
 from creations.models import Creation, Run
 from workspaces.models import Workspace
-
-
-class ShareLinkState(models.TextChoices):
-    ACTIVE = "active", "Active"
-    EXPIRED = "expired", "Expired"
-    REVOKED = "revoked", "Revoked"
 
 
 class ShareLink(models.Model):
@@ -53,11 +46,3 @@ class ShareLink(models.Model):
 
     def __str__(self) -> str:
         return f"share link …{self.token_hint} to {self.creation_id}"
-
-    @property
-    def state(self) -> ShareLinkState:
-        if self.revoked_at is not None:
-            return ShareLinkState.REVOKED
-        if self.expires_at is not None and self.expires_at <= timezone.now():
-            return ShareLinkState.EXPIRED
-        return ShareLinkState.ACTIVE

@@ -30,7 +30,7 @@ def run(team: Team) -> Run:
     )
 
 
-def make(team: Team, run: Run, body: dict[str, Any] | None = None, **headers: str) -> Any:
+def make(team: Team, run: Run, body: Any = None, **headers: str) -> Any:
     return api_as(team.member).post(f"/api/v1/runs/{run.pk}/share-links", body or {}, headers=headers)
 
 
@@ -119,3 +119,10 @@ def test_a_list_costs_the_same_queries_however_many_links(team: Team, run: Run, 
         make(team, run)
         share_link_create(creation=run.creation, user=team.owner)
     assert queries() == one
+
+
+def test_a_body_that_is_not_the_schemas_is_refused(team: Team, run: Run) -> None:
+    for body in ([1, 2], {"expires_days": 7}):
+        response = make(team, run, body)
+        assert response.status_code == 422, body
+    assert not ShareLink.objects.exists()

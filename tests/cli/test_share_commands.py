@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import httpx
 import pytest
-from django.test import Client
 
 from api.schemas.share_links import EmbedOut, ShareLinkOut
 from atelier_cli.commands import share
@@ -20,7 +19,6 @@ from tests.support.api import token_for
 from tests.support.artifacts import Output, finished_run
 from tests.support.fixtures.accounts import Team
 from tests.support.media_samples import png_bytes
-from tests.support.sharing import visit
 
 pytestmark = pytest.mark.django_db
 LINK_KEYS = {"id", "creation_id", "title", "workspace", "run_id", "version", "label", "token_hint", "state"} | {
@@ -33,6 +31,12 @@ LINK_KEYS = {"id", "creation_id", "title", "workspace", "run_id", "version", "la
     "url",
     "embeds",
 }
+
+
+def opened(platform_api: httpx.WSGITransport, url: str) -> int:
+    """What a stranger's browser gets for `url` (the artifact origin, by its host), from the same platform."""
+    with httpx.Client(transport=platform_api) as browser:
+        return browser.get(url).status_code
 
 
 @pytest.fixture
@@ -50,7 +54,9 @@ def test_the_client_checks_only_fields_the_api_sends() -> None:
     assert set(share.Embed.model_fields) <= set(EmbedOut.model_fields)
 
 
-def test_create_list_and_revoke_with_json(atelier_on_platform: Atelier, team: Team, run: Run) -> None:
+def test_create_list_and_revoke_with_json(
+    atelier_on_platform: Atelier, platform_api: httpx.WSGITransport, team: Team, run: Run
+) -> None:
     member = token_for(team.member)
     made = atelier_on_platform(
         "share", "create", str(run.pk), "--pin", "--expires-in-days", "7", "--label", "press", "--json", token=member
@@ -60,7 +66,7 @@ def test_create_list_and_revoke_with_json(atelier_on_platform: Atelier, team: Te
     assert set(link) >= LINK_KEYS
     assert (link["version"], link["label"], link["state"]) == (1, "press", "active")
     assert link["embeds"][0]["path"] == "poster.png"
-    assert visit(Client(), link["url"]).status_code == 200
+    assert opened(platform_api, link["url"]) == 200
     assert made.err == ""
 
     listed = atelier_on_platform("share", "list", str(run.pk), "--json", token=member).document()
@@ -72,7 +78,7 @@ def test_create_list_and_revoke_with_json(atelier_on_platform: Atelier, team: Te
     revoked = atelier_on_platform("share", "revoke", str(link["id"]), "--json", token=owner)
     assert revoked.status == 0, revoked.err
     assert revoked.document()["state"] == "revoked"
-    assert visit(Client(), link["url"]).status_code == 410
+    assert opened(platform_api, link["url"]) == 410
 
 
 def test_create_prints_the_link_first_then_the_embeds(atelier_on_platform: Atelier, team: Team, run: Run) -> None:
