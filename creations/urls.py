@@ -1,6 +1,6 @@
 """The platform's pages for workspaces' creations, runs, artifacts and galleries."""
 
-from django.urls import path
+from django.urls import include, path
 
 from creations.web.views import artifacts, compare, creations, dashboard, exports, gallery, runs, usage
 
@@ -28,4 +28,5 @@ urlpatterns = [
     path("runs/<int:pk>/trajectory.json", exports.run_trajectory_json, name="run_trajectory_json"),
     path("artifacts/<int:pk>/", artifacts.artifact_detail, name="artifact_detail"),
     path("artifacts/<int:pk>/use/", artifacts.artifact_use, name="artifact_use"),
+    path("", include("creations.sharing.urls")),
 ]

@@ -40,6 +40,7 @@ INSTALLED_APPS = [
     "workspaces",
     "sandboxes",
     "creations",
+    "creations.sharing",  # share links and embeds: a creation shown to anyone with the link
     "ninja",
     "api",
     "config",  # its management command builds the deployment's images (config/platform_image.py)

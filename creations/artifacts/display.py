@@ -2,6 +2,7 @@
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Protocol
 from urllib.parse import quote, urlencode
 
 from django.conf import settings
@@ -35,6 +36,15 @@ class ArtifactDisplay:
         return self.artifact.kind in FRAMED_KINDS
 
 
+class ArtifactLinks(Protocol):
+    """Where a page points for an artifact's files: `path` another file of its run (a document's
+    link), `variant` its preview or rendition, `download` an attachment."""
+
+    def url(
+        self, artifact: Artifact, *, path: str | None = None, variant: str = "file", download: bool = False
+    ) -> str: ...
+
+
 class _RunLinks:
     """Signed URLs for the files of one run, one token per (run, viewer) per page."""
 
@@ -51,7 +61,7 @@ class _RunLinks:
         return f"{settings.ARTIFACT_ORIGIN}/r/{token}/{quote(path or artifact.path)}{suffix}"
 
 
-def _render_document(artifact: Artifact, links: _RunLinks) -> tuple[SafeString | None, bool]:
+def _render_document(artifact: Artifact, links: ArtifactLinks) -> tuple[SafeString | None, bool]:
     """The document's stored rendering with signed links, or its text escaped when it has none."""
     limit = settings.ARTIFACT_INLINE_RENDER_MAX_BYTES
     if artifact.size > limit:
@@ -70,7 +80,13 @@ def _render_document(artifact: Artifact, links: _RunLinks) -> tuple[SafeString |
 def artifact_displays(
     artifacts: Iterable[Artifact], *, user: User | AnonymousUser, render_documents: bool = False
 ) -> list[ArtifactDisplay]:
-    links = _RunLinks(user)
+    return artifact_displays_linked(artifacts, links=_RunLinks(user), render_documents=render_documents)
+
+
+def artifact_displays_linked(
+    artifacts: Iterable[Artifact], *, links: ArtifactLinks, render_documents: bool = False
+) -> list[ArtifactDisplay]:
+    """As `artifact_displays`, with URLs from `links` (a share link's, say) instead of the viewer's signed ones."""
     displays = []
     for artifact in artifacts:
         display = ArtifactDisplay(

@@ -63,8 +63,10 @@ def platform_origins() -> list[str]:
 LOCAL_SOURCES = "'self' data: blob:"
 
 
-def html_csp() -> str:
-    """HTML and maps: scripts run, but in a sandbox with no network and no navigation out."""
+def html_csp(*, frame_ancestors: str | None = None) -> str:
+    """HTML and maps: scripts run, but in a sandbox with no network and no navigation out.
+    Framed by the platform's pages only, unless `frame_ancestors` says otherwise (a shared
+    creation's page may be embedded anywhere: nothing in the sandbox is the viewer's)."""
     # The page's own pictures, sounds and fonts may be redirected to the S3 store (our objects only).
     store = store_source()
     media = f"{LOCAL_SOURCES} {store}" if store else LOCAL_SOURCES
@@ -82,7 +84,7 @@ def html_csp() -> str:
             "base-uri 'none'",
             "frame-src 'none'",
             "worker-src 'none'",
-            f"frame-ancestors {' '.join(platform_origins())}",
+            f"frame-ancestors {frame_ancestors or ' '.join(platform_origins())}",
         ]
     )
 
@@ -100,14 +102,18 @@ def _media_rule(content_type: str) -> ServingRule:
     return ServingRule(content_type=DOWNLOAD_TYPE, attachment=True)
 
 
-def serving_rule(artifact: Artifact, *, variant: str, download: bool) -> ServingRule:
-    """The headers for one artifact file ('file'), its preview or its rendition."""
+def serving_rule(
+    artifact: Artifact, *, variant: str, download: bool, frame_ancestors: str | None = None
+) -> ServingRule:
+    """The headers for one artifact file ('file'), its preview or its rendition (`frame_ancestors`: html_csp's)."""
     if variant == "preview":
         return ServingRule(content_type="image/png", attachment=download)
     if variant == "rendition":
         rule = _media_rule(artifact.rendition_content_type)
     elif artifact.kind in (ArtifactKind.HTML, ArtifactKind.MAP):
-        rule = ServingRule(content_type="text/html; charset=utf-8", attachment=False, csp=html_csp())
+        rule = ServingRule(
+            content_type="text/html; charset=utf-8", attachment=False, csp=html_csp(frame_ancestors=frame_ancestors)
+        )
     elif artifact.kind == ArtifactKind.SVG:
         rule = ServingRule(content_type="image/svg+xml", attachment=False, csp=SVG_CSP)
     elif artifact.kind in (ArtifactKind.IMAGE, ArtifactKind.VIDEO, ArtifactKind.AUDIO, ArtifactKind.PDF):

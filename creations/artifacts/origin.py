@@ -3,7 +3,7 @@
 Artifacts are written by a model that may have been prompt-injected, so they
 never share an origin (or cookies) with the platform: in production another host
 name, in development another port of it. Requests for the artifact origin are
-routed to `creations.artifacts.urls` (only artifact routes);
+routed to `creations.origin_urls` (artifact routes, and what share links show);
 every other request uses the platform's URLconf, which has no artifact route.
 Artifact URLs carry a signed, expiring token naming the run and the viewer.
 """
@@ -20,7 +20,7 @@ from django.core.exceptions import DisallowedHost
 from django.http import HttpRequest, HttpResponse
 from django.http.request import split_domain_port
 
-ARTIFACT_URLCONF = "creations.artifacts.urls"
+ARTIFACT_URLCONF = "creations.origin_urls"
 _SALT = "atelier.artifact-url"
 _DERIVED_SALT = "atelier.derived-url"
 # Pictures the platform makes from a run's files in a sandbox (a comparison's overlay) are kept under

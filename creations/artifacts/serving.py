@@ -37,19 +37,40 @@ def _authorized_artifact(token: str, path: str, variant: str) -> tuple[Artifact,
         viewer = User.objects.filter(pk=grant.user_id, is_active=True).first() or AnonymousUser()
     if not can_view_creation(creation=artifact.run.creation, user=viewer):
         raise Http404("No such artifact.")
-    field: FieldFile | None = {"file": artifact.file, "preview": artifact.preview, "rendition": artifact.rendition}[
-        variant
-    ]
-    if not field:
-        raise Http404("This artifact has no such variant.")
-    return artifact, field
+    return artifact, artifact_field(artifact, variant)
 
 
 @require_safe
 async def artifact_serve(request: HttpRequest, token: str, path: str) -> HttpResponseBase:
     variant = request.GET.get("v", "file")
     artifact, field = await sync_to_async(_authorized_artifact)(token, path, variant)
-    rule = serving_rule(artifact, variant=variant, download=request.GET.get("dl") == "1")
+    return await artifact_file_response(request, artifact, field, variant=variant)
+
+
+def artifact_field(artifact: Artifact, variant: str) -> FieldFile:
+    """The stored file of one of VARIANTS; Http404 when the artifact has none."""
+    field: FieldFile | None = {"file": artifact.file, "preview": artifact.preview, "rendition": artifact.rendition}.get(
+        variant
+    )
+    if not field:
+        raise Http404("This artifact has no such variant.")
+    return field
+
+
+async def artifact_file_response(
+    request: HttpRequest,
+    artifact: Artifact,
+    field: FieldFile,
+    *,
+    variant: str,
+    cache_control: str = "private, max-age=300",
+    frame_ancestors: str | None = None,
+) -> HttpResponseBase:
+    """One of an artifact's files, after the caller's access check, with the headers its kind
+    needs (creations.artifacts.headers): `?dl=1` as an attachment, a Range as its part."""
+    rule = serving_rule(
+        artifact, variant=variant, download=request.GET.get("dl") == "1", frame_ancestors=frame_ancestors
+    )
     disposition = content_disposition(artifact.name, attachment=rule.attachment)
     if rule.csp is None:  # the store can give every header this file needs
         url = await sync_to_async(presigned_url)(
@@ -61,7 +82,7 @@ async def artifact_serve(request: HttpRequest, token: str, path: str) -> HttpRes
     headers = {
         "Content-Type": rule.content_type,
         "Content-Disposition": disposition,
-        "Cache-Control": "private, max-age=300",
+        "Cache-Control": cache_control,
         "X-Content-Type-Options": "nosniff",
         "Referrer-Policy": "no-referrer",
         "Cross-Origin-Resource-Policy": "cross-origin",

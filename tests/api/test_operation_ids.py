@@ -28,6 +28,10 @@ PUBLISHED = {
     ("GET", "/api/v1/workspaces/{slug}/models"): "api_endpoints_models_list_models",
     ("POST", "/api/v1/workspaces/{slug}/runs"): "api_endpoints_runs_create_run",
     ("GET", "/api/v1/workspaces/{slug}/usage"): "api_endpoints_usage_workspace_usage",
+    ("POST", "/api/v1/runs/{run_id}/share-links"): "api_endpoints_share_links_create_share_link",
+    ("GET", "/api/v1/runs/{run_id}/share-links"): "api_endpoints_share_links_list_share_links",
+    ("GET", "/api/v1/workspaces/{slug}/share-links"): "api_endpoints_share_links_list_workspace_share_links",
+    ("POST", "/api/v1/share-links/{share_link_id}/revoke"): "api_endpoints_share_links_revoke_share_link",
 }
 
 

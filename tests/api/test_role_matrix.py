@@ -25,6 +25,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from api.models import StagedInput
 from api.v1 import api
 from creations.models import Creation, Run
+from creations.sharing.models import ShareLink
 from tests.support.api import ApiClient, token_for
 from tests.support.role_world import (
     ANONYMOUS,
@@ -32,6 +33,7 @@ from tests.support.role_world import (
     MANAGERS,
     MEMBERS,
     ROLES,
+    SHARE_LABEL,
     TITLE,
     VISIBILITIES,
     WORKSPACE,
@@ -169,6 +171,47 @@ def restore_version(who: str, visibility: str) -> Answer:
     return Answer(200, changed=True) if who in CREATORS else FORBIDDEN
 
 
+def share_creation(who: str, visibility: str) -> Answer:
+    """A share link: for those who see the creation and may share in its workspace."""
+    if who == ANONYMOUS:
+        return UNAUTHORIZED
+    if not sees(who, visibility):
+        return NOT_FOUND
+    return Answer(201, changed=True) if who in CREATORS else FORBIDDEN
+
+
+def share_links_of_run(who: str, visibility: str) -> Answer:
+    """Those who see the creation get its links they may see: owners and admins every one (the
+    world's, by its author), the others their own."""
+    if who == ANONYMOUS:
+        return UNAUTHORIZED
+    return Answer(200, listed=who in MANAGERS) if sees(who, visibility) else NOT_FOUND
+
+
+def share_links_of_workspace(who: str, visibility: str) -> Answer:
+    if who == ANONYMOUS:
+        return UNAUTHORIZED
+    return Answer(200, listed=who in MANAGERS) if who in MEMBERS else NOT_FOUND
+
+
+def revoke_share_link(who: str, visibility: str) -> Answer:
+    """The author's link: owners and admins may revoke it (a private creation's too); the other members
+    who see the creation are refused; to anyone else it does not exist."""
+    if who == ANONYMOUS:
+        return UNAUTHORIZED
+    if who in MANAGERS:
+        return Answer(200, changed=True)
+    return FORBIDDEN if who in MEMBERS and sees(who, visibility) else NOT_FOUND
+
+
+def _more_share_links(world: World) -> bool:
+    return ShareLink.objects.count() > 1
+
+
+def _revoked(world: World) -> bool:
+    return ShareLink.objects.filter(pk=world.share_link.pk, revoked_at__isnull=False).exists()
+
+
 def _more_runs(world: World) -> bool:
     return Run.objects.count() > 1
 
@@ -290,6 +333,25 @@ ROWS = [
         prepare=_nothing_shown,
     ),
     Row(POST, "/api/v1/runs/{run_id}/messages", talk_to_run, body={"text": "sign it"}, writes=True, per_creation=True),
+    Row(
+        POST,
+        "/api/v1/runs/{run_id}/share-links",
+        share_creation,
+        body={"label": "for the press"},
+        writes=True,
+        per_creation=True,
+        changed=_more_share_links,
+    ),
+    Row(GET, "/api/v1/runs/{run_id}/share-links", share_links_of_run, per_creation=True, mark=lambda w: SHARE_LABEL),
+    Row(GET, "/api/v1/workspaces/{slug}/share-links", share_links_of_workspace, mark=lambda w: SHARE_LABEL),
+    Row(
+        POST,
+        "/api/v1/share-links/{share_link_id}/revoke",
+        revoke_share_link,
+        writes=True,
+        per_creation=True,
+        changed=_revoked,
+    ),
 ]
 
 
@@ -299,6 +361,7 @@ ARGUMENTS: dict[tuple[str, str] | str, Callable[[World], Any]] = {
     ("runs", "run_id"): lambda w: w.run.pk,
     ("artifacts", "artifact_id"): lambda w: w.artifact.pk,
     ("compare", "other_run_id"): lambda w: w.run.pk,  # the world's one run, with itself: nothing changed
+    ("share-links", "share_link_id"): lambda w: w.share_link.pk,
     "slug": lambda w: w.workspace.slug,
 }
 

@@ -30,14 +30,17 @@ from django.urls import Resolver404, resolve, reverse
 
 from api.models import PersonalAccessToken
 from creations.models import Creation, Run, RunMessage
+from creations.sharing.models import ShareLink
 from sandboxes.agent import demo_follow_ups
 from tests.support.fixtures.accounts import PASSWORD
 from tests.support.role_outcomes import (
     FORBIDDEN,
+    LISTED,
     LOGIN,
     NOT_ALLOWED,
     NOT_FOUND,
     OK,
+    UNLISTED,
     Outcome,
     Rule,
     anyone,
@@ -126,6 +129,40 @@ def _own_token_revoked(who: str, visibility: str) -> Outcome:
     if who == ANONYMOUS:
         return LOGIN
     return done(to="access_tokens") if who == OWNER else NOT_FOUND
+
+
+def _share_dialog(outcome: Outcome) -> Rule:
+    """A creation's share dialog: for those who see it and may share in its workspace; the others
+    who see it (viewers, outsiders of a public one) are told who may."""
+
+    def rule(who: str, visibility: str) -> Outcome:
+        if who == ANONYMOUS:
+            return LOGIN
+        if not sees(who, visibility):
+            return NOT_FOUND
+        return outcome if who in CREATORS else refused(403)
+
+    return rule
+
+
+def _share_links_list(who: str, visibility: str) -> Outcome:
+    """Owners and admins see every link of the workspace (the world's, by its author, names the
+    creation); the other members their own."""
+    if who == ANONYMOUS:
+        return LOGIN
+    if who == OUTSIDER:
+        return NOT_FOUND
+    return LISTED if who in MANAGERS else UNLISTED
+
+
+def _revoke_share_link(who: str, visibility: str) -> Outcome:
+    """The author's link: owners and admins may revoke it (a private creation's too); the other members
+    who see the creation are refused; to anyone else it does not exist."""
+    if who == ANONYMOUS:
+        return LOGIN
+    if who in MANAGERS:
+        return done(to="workspace_share_links")
+    return FORBIDDEN if who in MEMBERS and sees(who, visibility) else NOT_FOUND
 
 
 def _use_artifact(who: str, visibility: str) -> Outcome:
@@ -331,6 +368,27 @@ ROWS = [
     # On the artifact origin, with the link the platform's pages gave this person.
     Row("artifact_serve", {GET: creation_page}, per_creation=True),
     Row("artifact_derived_serve", {GET: creation_page}, per_creation=True),  # a comparison's overlay
+    # Share links: the dialog and lists on the platform; what the link shows on the artifact origin,
+    # to anyone who has it, whoever they are (the world's link was made by the creation's author).
+    Row(
+        "creation_share",
+        {GET: _share_dialog(OK), POST: _share_dialog(done(200))},  # POST: make a link, shown on the page
+        data={"version": "shown"},
+        changed=lambda w, actor: ShareLink.objects.filter(created_by=actor).exists(),
+        per_creation=True,
+    ),
+    Row("workspace_share_links", {GET: _share_links_list}),
+    Row(
+        "share_link_revoke",
+        {GET: POST_ONLY, POST: _revoke_share_link},
+        changed=lambda w, actor: ShareLink.objects.filter(pk=w.share_link.pk, revoked_at__isnull=False).exists(),
+        per_creation=True,
+    ),
+    Row("share_page", {GET: anyone(OK)}, per_creation=True),
+    Row("share_embed", {GET: anyone(OK)}, per_creation=True),
+    Row("share_file", {GET: anyone(OK)}, per_creation=True),
+    # Asked without the URL to embed, which is all a row can send: told to name one (tests/creations/sharing).
+    Row("share_oembed", {GET: anyone(Outcome(400))}),
 ]
 
 # Cases where the platform contradicts the rule above: each must fail until it is fixed.

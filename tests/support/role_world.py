@@ -23,6 +23,8 @@ from creations.artifacts.origin import DERIVED_PREFIX, derived_sign, grant_sign
 from creations.events.store import store_events
 from creations.models import Artifact, Creation, Run, RunEvent, RunStatus, Visibility
 from creations.runs.state import run_finish
+from creations.sharing.models import ShareLink
+from creations.sharing.services import share_link_create
 from tests.support.artifacts import Output, add_artifact
 from tests.support.factories import ModelEndpointFactory, RunFactory
 from tests.support.fixtures.accounts import make_user
@@ -45,7 +47,7 @@ VISIBILITIES = (PUBLIC, WORKSPACE, PRIVATE)
 class World:
     """A team workspace with one person per role (and three more: the creation's author, and a
     member and a second owner for the membership pages to act on), one creation with one finished
-    run, its artifact and events, an open invitation and a model endpoint."""
+    run, its artifact and events, a share link its author made, an open invitation and a model endpoint."""
 
     workspace: Workspace
     people: dict[str, User]  # by role; anonymous has nobody
@@ -57,6 +59,8 @@ class World:
     invitation: Invitation
     token: str
     endpoint: ModelEndpoint
+    share_link: ShareLink
+    share_token: str  # the share link's token, as its URL carries it
 
 
 CALL = {"step": 1, "call_id": "c1", "name": "execute_bash", "arguments": {"command": "ls"}}
@@ -69,6 +73,7 @@ RESULT = {
     "duration": 0.1,
 }
 TITLE = "Role matrix poster"  # how list pages show the creation: found in the HTML means listed
+SHARE_LABEL = "Role matrix link"  # how lists of share links show the world's link
 
 
 def build_world(visibility: str) -> World:
@@ -96,6 +101,7 @@ def build_world(visibility: str) -> World:
     run_finish(run_id=run.pk, status=RunStatus.SUCCEEDED, reason="The agent submitted its work.")
     run.refresh_from_db()
     invited = invitation_create(workspace=workspace, actor=owner, role=Role.MEMBER)
+    shared = share_link_create(creation=run.creation, user=author, label=SHARE_LABEL)
     return World(
         workspace=workspace,
         people=people,
@@ -107,6 +113,8 @@ def build_world(visibility: str) -> World:
         invitation=invited.invitation,
         token=invited.url.rstrip("/").rsplit("/", 1)[-1],
         endpoint=ModelEndpointFactory.create(workspace=workspace),
+        share_link=shared.link,
+        share_token=shared.token or "",
     )
 
 
@@ -122,6 +130,10 @@ ARGUMENTS: dict[tuple[str, str] | str, Argument] = {
     ("invitations", "pk"): lambda w, actor, target: w.invitation.pk,
     ("models", "pk"): lambda w, actor, target: w.endpoint.pk,
     ("invitations", "token"): lambda w, actor, target: w.token,
+    ("share-links", "pk"): lambda w, actor, target: w.share_link.pk,
+    # The share link's own address on the artifact origin, and its embed of the world's artifact.
+    ("s", "token"): lambda w, actor, target: w.share_token,
+    ("embed", "artifact_id"): lambda w, actor, target: w.artifact.pk,
     # One of the owner's personal access tokens, made when a URL asks for it.
     ("tokens", "pk"): lambda w, actor, target: (
         token_create(user=w.people[OWNER], name="owner's laptop", scope="read", expires_in_days=None).token.pk
