@@ -19,7 +19,7 @@ from atelier_cli.answers import Answer, as_json_list
 from atelier_cli.api_client import ApiClient
 from atelier_cli.commands.common import add_json_option, api_client, positive_int
 from atelier_cli.exit_status import ExitStatus
-from atelier_cli.output import print_document
+from atelier_cli.output import print_document, print_line
 from atelier_cli.terminal import one_line
 
 HELP = "Share a creation with a link anyone can open (no account), list your links, revoke one."
@@ -122,13 +122,13 @@ def run_create(args: argparse.Namespace) -> ExitStatus:
     if args.json:
         print_document(link.as_json())
         return ExitStatus.OK
-    print(link.url or f"Link {link.id} was made before; its address cannot be shown again.")
-    print(
+    print_line(link.url or f"Link {link.id} was made before; its address cannot be shown again.")
+    print_line(
         f"Link {link.id} to “{one_line(link.title, 60) or 'Untitled'}”: shows {_shows(link)}, "
         f"expires {_expires(link.expires_at)}. Copy it now: it is shown this once."
     )
     for embed in link.embeds:
-        print(f"\nEmbed {one_line(embed.path, 80)}:\n  {embed.iframe}")
+        print_line(f"\nEmbed {one_line(embed.path, 80)}:\n  {embed.iframe}")
     return ExitStatus.OK
 
 
@@ -183,9 +183,9 @@ def run_list(args: argparse.Namespace) -> ExitStatus:
     if args.json:
         print_document(as_json_list(links))
     elif not links:
-        print("No share links you may see yet.")
+        print_line("No share links you may see yet.")
     else:
-        print(share_links_table(links, width=shutil.get_terminal_size().columns))
+        print_line(share_links_table(links, width=shutil.get_terminal_size().columns))
     return ExitStatus.OK
 
 
@@ -195,5 +195,5 @@ def run_revoke(args: argparse.Namespace) -> ExitStatus:
     if args.json:
         print_document(link.as_json())
     else:
-        print(f"Link {link.id} (…{link.token_hint}) is revoked: it answers 410 Gone from now on.")
+        print_line(f"Link {link.id} (…{link.token_hint}) is revoked: it answers 410 Gone from now on.")
     return ExitStatus.OK
