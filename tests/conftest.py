@@ -22,6 +22,7 @@ pytest_plugins = [
     "tests.support.fixtures.s3",  # storage: a real S3-compatible server (SeaweedFS)
     "tests.support.fixtures.docker_engine",  # a second Docker + gVisor engine: a stand-in for a second worker host
     "tests.support.fixtures.workers",  # under pytest-xdist, a Redis server of each worker's own
+    "tests.support.fixtures.role_world",  # the role matrices' world, once per module
 ]
 
 

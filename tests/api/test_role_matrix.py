@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -38,8 +39,8 @@ from tests.support.role_world import (
     VISIBILITIES,
     WORKSPACE,
     World,
-    build_world,
     sees,
+    world_for_case,
 )
 
 GET, POST = "get", "post"
@@ -411,7 +412,7 @@ class Case:
         return f"{self.row.id}-{self.who}{on}{token}"
 
 
-def _cases(*, needs_commits: bool) -> list[Any]:
+def matrix_cases(*, needs_commits: bool) -> list[Any]:
     cases = []
     for row in ROWS:
         if row.needs_commits != needs_commits:
@@ -431,21 +432,16 @@ def _client(actor: User | None, *, read_token: bool) -> ApiClient:
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize("case", _cases(needs_commits=False))
-def test_api_role_matrix(case: Case, settings: Any) -> None:
-    _check(case, settings)
+@pytest.mark.parametrize("case", matrix_cases(needs_commits=False))
+def test_api_role_matrix(case: Case, kept_world: World, kept_world_media: Path, settings: Any) -> None:
+    settings.MEDIA_ROOT = kept_world_media
+    check_case(case, world_for_case(kept_world, case.visibility), settings)
 
 
-@pytest.mark.django_db(transaction=True)
-@pytest.mark.parametrize("case", _cases(needs_commits=True))
-def test_api_role_matrix_of_streams(case: Case, settings: Any) -> None:
-    _check(case, settings)
-
-
-def _check(case: Case, settings: Any) -> None:
+def check_case(case: Case, world: World, settings: Any) -> None:
+    """The row's request as the case's person, and what they got against what the row expects."""
     settings.API_RATE_LIMIT_PER_MINUTE = 10_000
     settings.RATE_LIMIT_SUBMISSIONS_PER_MINUTE = 10_000
-    world = build_world(case.visibility)
     if case.row.prepare is not None:
         case.row.prepare(world)
     client = _client(world.people.get(case.who), read_token=case.read_token)

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -73,9 +74,9 @@ from tests.support.role_world import (
     VISIBILITIES,
     WORKSPACE,
     World,
-    build_world,
     sees,
     url_kwargs,
+    world_for_case,
 )
 from tests.support.urlconf import Route, http_routes, served_urlconfs
 from workspaces.models import Invitation, Membership, ModelEndpoint, Role, Workspace
@@ -459,10 +460,13 @@ def _body(response: Any) -> bytes:
 
 @pytest.mark.django_db
 @pytest.mark.parametrize("case", _cases())
-def test_role_matrix(case: Case, client: Client, request: pytest.FixtureRequest) -> None:
+def test_role_matrix(
+    case: Case, client: Client, kept_world: World, kept_world_media: Path, settings: Any, request: pytest.FixtureRequest
+) -> None:
     if case.row.name in ("healthz", "healthz-workers"):  # they report on Redis: give them one that is surely up
         request.getfixturevalue("platform_on_own_redis")
-    world = build_world(case.visibility)
+    settings.MEDIA_ROOT = kept_world_media
+    world = world_for_case(kept_world, case.visibility)
     actor = world.people.get(case.who)
     if actor is not None:
         client.force_login(actor)

@@ -8,15 +8,20 @@ every role here, owners and admins included (creations.access).
 
 from __future__ import annotations
 
+import copy
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import pytest
 from django.contrib.auth.models import AnonymousUser, User
 from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
+from django.db import transaction
+from django.test import override_settings
 
 from api.tokens import token_create
 from creations.artifacts.origin import DERIVED_PREFIX, derived_sign, grant_sign
@@ -116,6 +121,40 @@ def build_world(visibility: str) -> World:
         share_link=shared.link,
         share_token=shared.token or "",
     )
+
+
+@contextmanager
+def world_for_a_module(django_db_blocker: Any, media_root: Path) -> Iterator[World]:
+    """One world for every case of a test module, in a transaction left open around them and rolled
+    back after the last. Each case runs in a savepoint inside it (pytest-django's `db`), so what a case
+    changes is undone before the next; building the world for each of a thousand cases took most of
+    the fast tests' time. Only for tests that commit nothing (not `transaction=True`)."""
+    with django_db_blocker.unblock():
+        outer = transaction.atomic()
+        outer.__enter__()
+        try:
+            with override_settings(MEDIA_ROOT=media_root):
+                world = build_world(WORKSPACE)
+        except BaseException:
+            transaction.set_rollback(True)
+            outer.__exit__(None, None, None)
+            raise
+    try:
+        yield world
+    finally:
+        with django_db_blocker.unblock():
+            transaction.set_rollback(True)
+            outer.__exit__(None, None, None)
+
+
+def world_for_case(kept: World, visibility: str) -> World:
+    """The module's world as a case sees it: its creation of `visibility` (undone with the case's
+    savepoint), and objects of its own, so nothing a case sets on them reaches the next."""
+    Creation.objects.filter(pk=kept.creation.pk).update(visibility=visibility)
+    world = copy.deepcopy(kept)
+    for creation in (world.creation, world.run.creation):
+        creation.visibility = visibility
+    return world
 
 
 # A URL argument's value: by (the path segment before it, its name) where one name means
