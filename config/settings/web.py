@@ -26,6 +26,8 @@ UPLOAD_ALLOWED_EXTENSIONS: list[str] = env.list(
     ],
 )
 GALLERY_PAGE_SIZE = env.int("GALLERY_PAGE_SIZE", default=24, validate=Range(min=1, max=200))
+# The files a run's page and its creation's page show at once (`?page=` walks the rest).
+RUN_PAGE_ARTIFACTS = env.int("RUN_PAGE_ARTIFACTS", default=24, validate=Range(min=1, max=200))
 # Previews (pictures, MIDI rendered to audio, markdown and code rendered to HTML) are
 # made at ingestion in a sandbox with no network (creations/artifacts/previews.py):
 # each tool bounded in time, the sandbox in memory, each file it returns in size.

@@ -21,7 +21,7 @@ from creations.access import (
     run_for_viewer_or_404,
 )
 from creations.artifacts.display import artifact_displays
-from creations.events.trajectory import run_trajectory
+from creations.events.trajectory import NotKept, run_trajectory
 from creations.models import Creation, Run
 from creations.runs.services import (
     creation_delete,
@@ -34,7 +34,7 @@ from creations.runs.services import (
 from creations.web.attachments import attachments_for
 from creations.web.csp import with_platform_csp
 from creations.web.forms import CreationForm, DeleteCreationForm, ForkForm, RefineForm
-from creations.web.selectors import compare_default, version_rows
+from creations.web.selectors import compare_default, run_artifact_page, version_rows
 from creations.web.starters import starter_get, starters
 from sandboxes.agent import demo_follow_ups
 from workspaces.permissions import may_start_runs, workspace_membership_or_404
@@ -154,10 +154,8 @@ def _creation_page(
         "can_delete": can_delete_creation(creation=creation, user=request.user, membership=viewing.membership),
         "has_active_run": any(not r.is_final for r in runs),
         "inputs": list(creation.inputs.all()),
-        "artifacts": artifact_displays(
-            selected.artifacts.all() if selected else [], user=request.user, render_documents=True
-        ),
-        "rejected_outputs": trajectory.rejected if trajectory else [],
+        **_artifacts_context(request, creation, selected),
+        "not_kept": trajectory.rejected if trajectory else NotKept(),
         "trajectory": trajectory,
         "fork_form": fork_form or ForkForm(initial={"brief": creation.brief}),
         "delete_form": delete_form or DeleteCreationForm(),
@@ -169,6 +167,18 @@ def _creation_page(
         "follow_ups": demo_follow_ups(creation.brief) if creation.model_endpoint_id is None else [],
     }
     return render(request, "creations/creation_detail.html", context, status=status)
+
+
+def _artifacts_context(request: HttpRequest, creation: Creation, run: Run | None) -> dict[str, object]:
+    """A page of the selected version's files (`?page=`), documents rendered inline."""
+    if run is None:
+        return {"artifacts": []}
+    page = run_artifact_page(run=run, number=request.GET.get("page", ""))
+    return {
+        "artifacts": artifact_displays(page.object_list, user=request.user, render_documents=True),
+        "artifact_page": page,
+        "artifact_page_url": f"{creation.get_absolute_url()}?run={run.pk}&",
+    }
 
 
 def _creation_for_page(request: HttpRequest, pk: int) -> CreationViewing:
