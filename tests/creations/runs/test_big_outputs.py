@@ -51,7 +51,7 @@ class TimedProvider(ColdStartProvider):
         self.released_at = time.monotonic()
 
 
-def test_a_run_of_more_files_than_it_keeps_keeps_its_top_names_the_rest_and_previews_in_seconds(
+def test_a_run_of_more_files_than_it_keeps_keeps_its_top_names_the_rest_and_previews_them_after_release(
     sandbox_image: str,
     team: Team,
     scripted_model: ScriptedModel,
