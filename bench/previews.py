@@ -47,6 +47,7 @@ from creations.artifacts import previews  # noqa: E402
 from creations.artifacts.sniff import sniff_bytes  # noqa: E402
 from creations.models import Artifact, Creation, Run, RunStatus  # noqa: E402
 from devstack.databases import throwaway_database  # noqa: E402
+from sandboxes.docker_runtime import DockerSandbox  # noqa: E402
 from workspaces.models import Workspace  # noqa: E402
 
 RESULTS = ROOT / "bench" / "results" / "previews.json"
@@ -94,10 +95,34 @@ def rendered(artifacts: list[Artifact]) -> int:
     )
 
 
-def timed_previews(artifacts: list[Artifact], run_id: int) -> float:
-    started = time.perf_counter()
-    previews.make_previews(artifacts, run_id=run_id)
-    return time.perf_counter() - started
+PHASES = {"write_files": "files in", "exec": "previewer", "copy_out": "renderings out"}
+
+
+def timed_previews(artifacts: list[Artifact], run_id: int, phases: dict[str, float] | None = None) -> float:
+    """Seconds for `make_previews`; with `phases`, the seconds spent in each sandbox call added to it
+    (the rest: starting the sandbox, reading the files from storage, sanitizing and storing renderings)."""
+    originals = {name: getattr(DockerSandbox, name) for name in PHASES}
+
+    def timed(name: str) -> Any:
+        def call(self: DockerSandbox, *args: Any, **kwargs: Any) -> Any:
+            started = time.perf_counter()
+            try:
+                return originals[name](self, *args, **kwargs)
+            finally:
+                if phases is not None:
+                    phases[PHASES[name]] = phases.get(PHASES[name], 0.0) + time.perf_counter() - started
+
+        return call
+
+    for name in PHASES:
+        setattr(DockerSandbox, name, timed(name))
+    try:
+        started = time.perf_counter()
+        previews.make_previews(artifacts, run_id=run_id)
+        return time.perf_counter() - started
+    finally:
+        for name, original in originals.items():
+            setattr(DockerSandbox, name, original)
 
 
 def main() -> None:
@@ -129,7 +154,8 @@ def main() -> None:
         sandbox = previews._start_sandbox(0)
         sandbox_start_s = time.perf_counter() - started
         sandbox.stop()
-        batched_s = timed_previews(batched, batched[0].run_id)
+        phases: dict[str, float] = {}
+        batched_s = timed_previews(batched, batched[0].run_id, phases)
 
         per_file_s = max(0.0, baseline_s - sandbox_start_s) / args.baseline_files
         report["batched"] = {
@@ -137,6 +163,7 @@ def main() -> None:
             "rendered": rendered(batched),
             "of": args.files,
             "per_file_ms": round(batched_s / args.files * 1000, 1),
+            "phases_s": {name: round(seconds, 2) for name, seconds in phases.items()},
         }
         report["baseline_one_round_trip_per_file"] = {
             "files": args.baseline_files,
