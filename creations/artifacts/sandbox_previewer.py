@@ -12,9 +12,9 @@ source file, name) and an output folder, and copies back what it leaves in
 - `document.html`: markdown or code rendered to HTML (the worker sanitizes it).
 
 One started interpreter serves the whole batch: a forked child makes the files
-one after the other, telling this process which job it starts and how each
-ended; a job past its time (or one that kills the child) costs only its own
-preview, and a fresh child goes on with the rest. Each tool runs with a timeout
+one after the other and says how each ended, while this process watches its
+progress (in memory they share); a job past its time (or one that kills the
+child) costs only its own preview, and a fresh child goes on with the rest. Each tool runs with a timeout
 in its own process group. Past the batch's deadline no job starts; when the
 scratch folder runs short of room, the rest are handed back to the worker for
 the next batch. One line of JSON per job says what it made or why not. It
@@ -32,6 +32,7 @@ import struct
 import subprocess
 import sys
 import time
+from typing import Any
 
 # Arguments: the jobs file, output folder, preview width, seconds per tool, seconds for the whole batch,
 # the largest file kept. KIND, SOURCE, OUT and NAME are the current job's.
@@ -170,7 +171,7 @@ def write_document(html_text):
 
 # Made once per process and reused for every document of the batch: building them (extensions,
 # a stylesheet, matching a name against every lexer's patterns) costs more than rendering a small file.
-REUSED = {}
+REUSED: dict[str, Any] = {}
 
 
 def markdown_document():
