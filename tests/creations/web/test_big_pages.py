@@ -312,3 +312,19 @@ def test_the_pages_of_a_run_of_a_thousand_files_cost_pinned_queries(team: Team, 
             assert client.get(url, {"page": "3"}).status_code == 200
         counts[name] = len(queries.captured_queries)
     assert counts == PINNED_BIG_RUN_QUERY_COUNTS
+
+
+@pytest.mark.parametrize("page", ["run_detail", "creation_detail", "run_artifacts"])
+def test_a_run_that_left_out_thousands_of_files_says_how_many_and_names_the_first(
+    team: Team, client: Client, page: str
+) -> None:
+    run = _finished(team)
+    _many_files(run, 1)
+    named = [{"name": f"many/f{n:05}.txt", "reason": "more than 1000 files"} for n in range(999, 1099)]
+    payload = {"items": [], "rejected": named, "rejected_count": 19_001}
+    RunEvent.objects.create(run=run, seq=2, kind="artifacts", payload=payload)
+    client.force_login(team.member)
+    html = client.get(reverse(page, args=[run.creation_id if page == "creation_detail" else run.pk])).content.decode()
+    assert "19,001 files of this run were not kept; the first 100 are named here." in html
+    assert html.count("</code>: more than 1000 files</li>") == 100
+    assert "<code>many/f00999.txt</code>" in html
