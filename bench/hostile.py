@@ -88,8 +88,8 @@ def bench_sniffing(sizes: list[int]) -> dict[str, Any]:
 def bench_previews() -> dict[str, Any]:
     from django.conf import settings
 
-    from creations.artifacts.previews import _run_previewer, _start_sandbox
-    from creations.models import Artifact, ArtifactKind
+    from creations.artifacts.previews import SCRATCH, _parse_results, _start_sandbox, previewer_argv
+    from creations.models import ArtifactKind
     from devstack.samples import pdf_bytes, png_bytes, wav_bytes
 
     samples = {
@@ -109,13 +109,13 @@ def bench_previews() -> dict[str, Any]:
     print(f"preview sandbox start: {results['sandbox_start_s']} s")
     try:
         for kind, (name, data) in samples.items():
-            artifact = Artifact(path=name, kind=kind, size=len(data))
-            source = "source.html" if kind in (ArtifactKind.HTML, ArtifactKind.MAP) else "source"
+            job = {"id": "0", "kind": str(kind), "name": name, "source": f"{SCRATCH}/in/0/source"}
             started = time.perf_counter()
-            sandbox.write_files({source: data}, dest="/testbed/preview/in")
-            report = _run_previewer(sandbox, artifact)
+            sandbox.write_files({"0/source": data, "jobs.json": json.dumps([job]).encode()}, dest=f"{SCRATCH}/in")
+            _, output = sandbox.exec(previewer_argv(120), timeout=150)
             in_sandbox = time.perf_counter() - started
-            row: dict[str, Any] = {"sandbox_s": round(in_sandbox, 3), "ok": report.ok}
+            made = _parse_results(output, count=1).get("0", {})
+            row: dict[str, Any] = {"sandbox_s": round(in_sandbox, 3), "ok": made.get("ok") is True}
             if kind in host_commands:
                 with tempfile.TemporaryDirectory() as tmp:
                     src = Path(tmp) / name

@@ -2,17 +2,21 @@
 
 In: a tar built here is piped to `tar -x` in the sandbox (never Docker's
 put_archive, which gVisor mishandles in running containers).
-Out: `tar -c` in the sandbox streams to the worker, which reads it with
-`tarfile` in stream mode and writes only regular files under the target
+Out: a program in the sandbox (sandboxes/programs/copy_out_select.py) walks
+the tree breadth-first, chooses the files that fit the caps (the top of the
+tree first), says on stderr what it left out, and has `tar -c` stream the
+chosen files to the worker. The worker trusts none of it: it reads the stream
+with `tarfile` in stream mode and writes only regular files under the target
 directory: no symlinks or hardlinks (a link could point at a host path), no
-devices or FIFOs, no absolute or `..` paths, byte and file-count caps. The
-worker never holds more than one tar block in memory. (docker cp and
+devices or FIFOs, no absolute or `..` paths, byte and file-count caps of its
+own. The worker never holds more than one tar block in memory. (docker cp and
 get_archive cannot read the tmpfs /testbed, and would follow no policy.)
 """
 
 from __future__ import annotations
 
 import io
+import json
 import os
 import posixpath
 import tarfile
@@ -22,6 +26,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path, PurePosixPath
 
 from sandboxes.docker_exec import STDOUT, ExecClosed, ExecConnection
+from sandboxes.programs import program_text
 from sandboxes.runtime import CopiedFile, CopyOutReport
 
 MAX_NAME_BYTES = 255  # one path component, as on ext4
@@ -100,11 +105,22 @@ class _ExecStdoutReader(io.RawIOBase):
         self._conn = conn
         self._deadline = deadline
         self._buffer = b""
-        self.stderr = b""
+        self.stderr = b""  # the last words, for an error message
+        self.stderr_head = b""  # the first ones: the selection's summary line
         self.eof = False
 
     def readable(self) -> bool:
         return True
+
+    def wait_for_summary(self, deadline: float) -> None:
+        """Read on (dropping stdout) until stderr's first line is complete, the output ends or `deadline`."""
+        self._deadline = min(self._deadline, deadline)
+        try:
+            while b"\n" not in self.stderr_head and not self.eof and len(self.stderr_head) < SUMMARY_MAX_BYTES:
+                self._buffer = b""
+                self.readinto(bytearray(1 << 16))
+        except TimeoutError:
+            pass
 
     def readinto(self, target: bytearray | memoryview) -> int:  # type: ignore[override]
         while not self._buffer and not self.eof:
@@ -120,6 +136,8 @@ class _ExecStdoutReader(io.RawIOBase):
                 self._buffer = payload
             else:
                 self.stderr = (self.stderr + payload)[-4000:]
+                if len(self.stderr_head) < SUMMARY_MAX_BYTES:
+                    self.stderr_head += payload[: SUMMARY_MAX_BYTES - len(self.stderr_head)]
         size = min(len(target), len(self._buffer))
         target[:size] = self._buffer[:size]
         self._buffer = self._buffer[size:]
@@ -138,13 +156,34 @@ def _member_problem(member: tarfile.TarInfo) -> str | None:
     return None
 
 
-MAX_REJECTED_LISTED = 200  # rejected names kept for the report; the rest are only counted as truncation
+MAX_REJECTED_LISTED = 200  # rejected names kept for the report; the rest are only counted
 ENTRIES_PER_FILE = 4  # directories, links and rejected entries allowed per file, before the copy stops
+# Entries the selection walks before it stops counting what it leaves out (a tree of millions of
+# files would take minutes to walk under gVisor; past this, the report says "at least").
+COPY_OUT_WALK_LIMIT = 200_000
+SUMMARY_PREFIX = b"atelier-copy-out "
+SUMMARY_MAX_BYTES = 512 * 1024  # the summary names at most MAX_REJECTED_LISTED entries of 300 characters
+SUMMARY_WAIT_SECONDS = 5.0  # for a summary line the stream overtook (Docker forwards stdout and stderr apart)
+_SELECT_PROGRAM = program_text("copy_out_select.py")
 
 
-def _reject(report: CopyOutReport, name: str, reason: str) -> None:
-    if len(report.rejected) < MAX_REJECTED_LISTED:
-        report.rejected.append((name[:300], reason))
+def copy_out_argv(src: str, *, max_files: int, max_bytes: int) -> list[str]:
+    """The exec that streams the tree at `src` as a tar, its top first, within the caps (see the program)."""
+    limits = (max_files, max_bytes, max_files * ENTRIES_PER_FILE, COPY_OUT_WALK_LIMIT, MAX_REJECTED_LISTED)
+    return ["python3", "-I", "-c", _SELECT_PROGRAM, src, *(str(limit) for limit in limits)]
+
+
+class _Rejections:
+    """The entries not copied: the first MAX_REJECTED_LISTED named, all counted."""
+
+    def __init__(self, report: CopyOutReport) -> None:
+        self.listed = report.rejected
+        self.count = 0
+
+    def add(self, name: str, reason: str) -> None:
+        self.count += 1
+        if len(self.listed) < MAX_REJECTED_LISTED:
+            self.listed.append((name[:300], reason))
 
 
 def read_tar_stream(
@@ -159,6 +198,9 @@ def read_tar_stream(
     root = dest_dir.resolve()
     reader = _ExecStdoutReader(conn, time.monotonic() + timeout)
     report = CopyOutReport()
+    rejections = _Rejections(report)
+    reject = rejections.add
+    truncated = False
     total_bytes = 0
     try:
         stream = io.BufferedReader(reader, buffer_size=1 << 16)
@@ -169,31 +211,34 @@ def read_tar_stream(
                 tar.members.clear()  # type: ignore[attr-defined]
                 entries += 1
                 if entries > max_files * ENTRIES_PER_FILE:
-                    _reject(report, member.name, f"more than {max_files * ENTRIES_PER_FILE} entries")
-                    return _truncated(report)
+                    reject(member.name, f"more than {max_files * ENTRIES_PER_FILE} entries")
+                    truncated = True
+                    break
                 name = posixpath.normpath(member.name.removeprefix("./")) if member.name not in (".", "./") else ""
                 if not name or name == ".":
                     continue
                 problem = name_problem(name) or _member_problem(member)
                 if problem:
-                    _reject(report, name, problem)
+                    reject(name, problem)
                     continue
                 target = (root / name).resolve()
                 if root not in target.parents:
-                    _reject(report, name, "outside the output directory")
+                    reject(name, "outside the output directory")
                     continue
                 if member.isdir():
                     target.mkdir(parents=True, exist_ok=True)
                     continue
                 if len(report.files) >= max_files:
-                    _reject(report, name, f"more than {max_files} files")
-                    return _truncated(report)
+                    reject(name, f"more than {max_files} files")
+                    truncated = True
+                    break
                 if total_bytes + member.size > max_bytes:
-                    _reject(report, name, f"the output would exceed {max_bytes} bytes")
-                    return _truncated(report)
+                    reject(name, f"the output would exceed {max_bytes} bytes")
+                    truncated = True
+                    break
                 source = tar.extractfile(member)
                 if source is None:
-                    _reject(report, name, "unreadable")
+                    reject(name, "unreadable")
                     continue
                 target.parent.mkdir(parents=True, exist_ok=True)
                 flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0)
@@ -202,14 +247,48 @@ def read_tar_stream(
                         out.write(chunk)
                 total_bytes += member.size
                 report.files.append(CopiedFile(path=name, local_path=target, size=member.size))
+        if not reader.eof and b"\n" not in reader.stderr_head:
+            reader.wait_for_summary(time.monotonic() + SUMMARY_WAIT_SECONDS)
     except tarfile.ReadError as exc:
         if report.files or reader.stderr.strip() == b"":
             raise
         raise FileNotFoundError(reader.stderr.decode("utf-8", "replace").strip()) from exc
     finally:
         conn.close()
-    return report
+    return _with_selection(report, rejections, truncated=truncated, summary=_summary(reader.stderr_head))
 
 
-def _truncated(report: CopyOutReport) -> CopyOutReport:
-    return CopyOutReport(files=report.files, rejected=report.rejected, truncated=True)
+def _summary(stderr_head: bytes) -> dict[str, object]:
+    """The selection's line about what it left out; empty when there is none (or it does not parse)."""
+    if not stderr_head.startswith(SUMMARY_PREFIX) or b"\n" not in stderr_head:
+        return {}
+    line = stderr_head[len(SUMMARY_PREFIX) : stderr_head.index(b"\n")]
+    try:
+        summary = json.loads(line.decode("utf-8", "replace"))
+    except ValueError:
+        return {}
+    return summary if isinstance(summary, dict) else {}
+
+
+def _with_selection(
+    report: CopyOutReport, rejections: _Rejections, *, truncated: bool, summary: dict[str, object]
+) -> CopyOutReport:
+    """The report with what the selection left out added after what the stream itself refused. It comes
+    from the sandbox, so it is only read as bounded text and counts, never as an instruction."""
+    skipped = summary.get("skipped")
+    for item in skipped if isinstance(skipped, list) else []:
+        if isinstance(item, list) and len(item) == 2 and all(isinstance(part, str) for part in item):
+            rejections.add(item[0], item[1][:200])
+        else:
+            rejections.count += 1
+    listed_by_selection = len(skipped) if isinstance(skipped, list) else 0
+    count = summary.get("skipped_count")
+    if isinstance(count, int) and not isinstance(count, bool) and count > listed_by_selection:
+        rejections.count += min(count, 10**9) - listed_by_selection
+    return CopyOutReport(
+        files=report.files,
+        rejected=rejections.listed,
+        truncated=truncated or summary.get("capped") is True,
+        rejected_unlisted=rejections.count - len(rejections.listed),
+        counted_all=summary.get("complete") is not False,
+    )

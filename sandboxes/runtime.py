@@ -39,8 +39,15 @@ class CopiedFile:
 @dataclass(frozen=True)
 class CopyOutReport:
     files: list[CopiedFile] = field(default_factory=list)
-    rejected: list[tuple[str, str]] = field(default_factory=list)  # (name, reason)
+    rejected: list[tuple[str, str]] = field(default_factory=list)  # (name, reason): the first ones not copied
     truncated: bool = False  # a byte or file-count cap was reached
+    rejected_unlisted: int = 0  # entries not copied besides those named in `rejected`
+    counted_all: bool = True  # False: the tree was too big to walk to its end, and more was left out
+
+    @property
+    def rejected_total(self) -> int:
+        """How many entries were not copied, named or not (at least this many when not `counted_all`)."""
+        return len(self.rejected) + self.rejected_unlisted
 
 
 class ByteSource(Protocol):

@@ -35,10 +35,14 @@ UPLOAD_ALLOWED_EXTENSIONS: list[str] = env.list(
     ],
 )
 GALLERY_PAGE_SIZE = env.int("GALLERY_PAGE_SIZE", default=24, validate=Range(min=1, max=200))
+# The files a run's page and its creation's page show at once (`?page=` walks the rest).
+RUN_PAGE_ARTIFACTS = env.int("RUN_PAGE_ARTIFACTS", default=24, validate=Range(min=1, max=200))
 # Previews (pictures, MIDI rendered to audio, markdown and code rendered to HTML) are
 # made at ingestion in a sandbox with no network (creations/artifacts/previews.py):
-# each tool bounded in time, the sandbox in memory, each file it returns in size.
+# each tool bounded in time, the sandbox in memory, each file it returns in size,
+# and all of a run's previews in time (the files left past it get none).
 PREVIEW_TIMEOUT = env.float("PREVIEW_TIMEOUT", default=30.0, validate=Range(min=1))  # s per tool
+PREVIEW_RUN_SECONDS = env.float("PREVIEW_RUN_SECONDS", default=300.0, validate=Range(min=1))  # s per run
 PREVIEW_MEMORY_BYTES = env.int("PREVIEW_MEMORY_BYTES", default=1024 * 1024 * 1024, validate=Range(min=64 * 1024 * 1024))
 PREVIEW_MAX_INPUT_BYTES = env.int("PREVIEW_MAX_INPUT_BYTES", default=200 * 1024 * 1024, validate=Range(min=1))
 PREVIEW_OUTPUT_MAX_BYTES = env.int("PREVIEW_OUTPUT_MAX_BYTES", default=32 * 1024 * 1024, validate=Range(min=64 * 1024))

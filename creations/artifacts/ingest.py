@@ -1,8 +1,8 @@
 """Turning the files a run left in /testbed/output into Artifacts.
 
 Files are stored through Django's storage API (local disk or S3), with a kind
-and content type sniffed from their content, then previewed in a sandbox with
-no network (previews.py); a preview that fails is logged and never fails the run.
+and content type sniffed from their content; the runs layer has them previewed
+next (previews.py), once the agent's sandbox is released.
 
 A run may store only what its workspace's storage quota has left: the runs
 layer says how much (`storage_allowance`, in bytes), and a file that would
@@ -20,7 +20,6 @@ from django.core.files import File
 from django.db import IntegrityError, transaction
 from django.template.defaultfilters import filesizeformat
 
-from creations.artifacts.previews import make_previews
 from creations.artifacts.sniff import sniff_file
 from creations.models import Artifact, Run
 from sandboxes.runtime import CopiedFile
@@ -51,7 +50,6 @@ def ingest_outputs(*, run: Run, files: Iterable[CopiedFile], storage_allowance: 
             ingested.artifacts.append(artifact)
             if left is not None:
                 left -= artifact.size
-    make_previews(ingested.artifacts, run_id=run.pk)
     return ingested
 
 

@@ -1,17 +1,22 @@
 """Previews and renderings of a run's artifacts, made in a sandbox with no network.
 
-Right after ingestion, one offline sandbox per run (started only when some
-file needs it) gets each file in turn and runs `sandbox_previewer.py` on it:
-a PNG for the gallery (images, video, audio, MIDI, PDF, HTML), MIDI rendered
-to Ogg audio, markdown and code rendered to HTML. ffmpeg, Pillow, poppler,
-FluidSynth, Chromium, Markdown and Pygments thus only ever parse agent files
-under gVisor, bounded in time (per tool and per file), memory (the sandbox)
-and output (per file returned). What comes back is checked by its signature
-and size only; documents are sanitized (renderers.py) before they are stored.
+After a run's files are stored (and its own sandbox released: this is the
+platform's work, not the agent's), one offline sandbox per run (started only
+when some file needs it) gets the files in batches and runs
+`sandbox_previewer.py` once per batch: a PNG for the gallery (images, video,
+audio, MIDI, PDF, HTML), MIDI rendered to Ogg audio, markdown and code
+rendered to HTML. ffmpeg, Pillow, poppler, FluidSynth, Chromium, Markdown and
+Pygments thus only ever parse agent files under gVisor, bounded in time (per
+tool, per file, and PREVIEW_RUN_SECONDS for the whole run), memory (the
+sandbox) and output (per file returned). A batch costs three execs whatever
+its size (files in, the previewer, files out), so a run of a thousand small
+files is previewed in seconds. What comes back is checked by its signature and
+size only; documents are sanitized (renderers.py) before they are stored.
 
 Best effort: a file no tool can read, or one that takes too long, gets no
-preview, and the run is never failed by it. A sandbox that timed out or broke
-is replaced for the next file.
+preview, and the run is never failed by it. A batch whose sandbox broke is
+tried again one file at a time in a fresh sandbox, so a file that breaks it
+costs only its own preview; past the run's time, the files left get none.
 """
 
 from __future__ import annotations
@@ -19,8 +24,10 @@ from __future__ import annotations
 import json
 import logging
 import tempfile
+import time
+from collections import deque
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -31,6 +38,7 @@ from django.core.files.base import ContentFile
 
 from creations.artifacts.renderers import sanitize_document
 from creations.models import Artifact, ArtifactKind
+from sandboxes.docker_exec import ExecClosed
 from sandboxes.docker_runtime import DockerSandbox, SandboxError
 from sandboxes.offline import start_offline_sandbox
 
@@ -50,7 +58,8 @@ PREVIEWED_KINDS = frozenset(
 DOCUMENT_KINDS = frozenset({ArtifactKind.MARKDOWN, ArtifactKind.TEXT})
 SCRATCH = "/testbed/preview"
 PURPOSE = "preview"
-REPORT_TAIL_BYTES = 4096  # the previewer prints one short line of JSON; nothing more is read
+BATCH_FILES = 1000  # files sent to the previewer at once (a run keeps SANDBOX_COPY_OUT_MAX_FILES)
+OUTPUTS_PER_FILE = 2  # at most: a MIDI file's rendition and its waveform
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 OGG_SIGNATURE = b"OggS"
 
@@ -60,10 +69,11 @@ def previewer_source() -> str:
     return Path(__file__).with_name("sandbox_previewer.py").read_text()
 
 
-@dataclass(frozen=True)
-class PreviewReport:
-    ok: bool
-    error: str = ""
+@dataclass
+class BatchOutcome:
+    deferred: list[Artifact] = field(default_factory=list)  # no room left for them: the next batch's
+    broken: bool = False  # the sandbox may be left broken: a fresh one for the next batch
+    unfinished: list[Artifact] = field(default_factory=list)  # when broken: those it never said it ended
 
 
 def wants_preview(artifact: Artifact) -> bool:
@@ -73,59 +83,123 @@ def wants_preview(artifact: Artifact) -> bool:
 
 
 def make_previews(artifacts: Sequence[Artifact], *, run_id: int) -> None:
-    """Previews for every artifact that can have one; never raises."""
-    todo = [artifact for artifact in artifacts if artifact.file and wants_preview(artifact)]
+    """Previews for every artifact that can have one, within the run's time for them; never raises."""
+    todo = deque((artifact, False) for artifact in artifacts if artifact.file and wants_preview(artifact))
+    deadline = time.monotonic() + settings.PREVIEW_RUN_SECONDS
     sandbox: DockerSandbox | None = None
     try:
-        for artifact in todo:
+        while todo and time.monotonic() < deadline:
             if sandbox is None:
                 try:
                     sandbox = _start_sandbox(run_id)
                 except SandboxError as error:
                     logger.warning("run %s: no previews, the preview sandbox did not start: %s", run_id, error)
                     return
-            if not _preview_one(sandbox, artifact):
-                sandbox.stop()  # it may be left broken or busy: the next file gets a fresh one
+            batch, alone = _next_batch(todo)
+            outcome = _preview_batch(sandbox, batch, deadline)
+            todo.extendleft((artifact, alone) for artifact in reversed(outcome.deferred))
+            if outcome.broken:
+                sandbox.stop()  # it may be left broken or busy: the next batch gets a fresh one
                 sandbox = None
+                if not alone:  # which file broke it is not known: each goes again on its own
+                    todo.extendleft((artifact, True) for artifact in reversed(outcome.unfinished))
+        if todo:
+            logger.warning(
+                "run %s: %d files got no preview: the run's %s s for previews ran out",
+                run_id, len(todo), settings.PREVIEW_RUN_SECONDS,
+            )  # fmt: skip
     finally:
         if sandbox is not None:
             sandbox.stop()
 
 
+def _next_batch(todo: deque[tuple[Artifact, bool]]) -> tuple[list[Artifact], bool]:
+    """The next files to send at once: up to BATCH_FILES, within PREVIEW_MAX_INPUT_BYTES (a larger file
+    goes alone); a file that is to go alone (its batch broke the sandbox) goes alone."""
+    artifact, alone = todo.popleft()
+    batch, size = [artifact], artifact.size
+    while not alone and todo and len(batch) < BATCH_FILES:
+        following, following_alone = todo[0]
+        if following_alone or size + following.size > settings.PREVIEW_MAX_INPUT_BYTES:
+            break
+        todo.popleft()
+        batch.append(following)
+        size += following.size
+    return batch, alone
+
+
 def _start_sandbox(run_id: int) -> DockerSandbox:
-    scratch = settings.PREVIEW_MAX_INPUT_BYTES + 4 * settings.PREVIEW_OUTPUT_MAX_BYTES
     return start_offline_sandbox(
         labels={"atelier.run_id": str(run_id)},
         purpose=PURPOSE,
         memory_bytes=settings.PREVIEW_MEMORY_BYTES,
-        scratch_bytes=scratch,
+        scratch_bytes=_scratch_bytes(),
         max_in_bytes=settings.PREVIEW_MAX_INPUT_BYTES + 1024 * 1024,
-        max_out_bytes=3 * settings.PREVIEW_OUTPUT_MAX_BYTES,
+        max_out_bytes=_scratch_bytes(),
+        max_out_files=BATCH_FILES * OUTPUTS_PER_FILE,
     )
 
 
-def _preview_one(sandbox: DockerSandbox, artifact: Artifact) -> bool:
-    """Make and store one artifact's previews; False when the sandbox should not be reused."""
+def _scratch_bytes() -> int:
+    # A batch's files, and room for what the previewer makes of them (it defers the rest when short of it).
+    return settings.PREVIEW_MAX_INPUT_BYTES + 4 * settings.PREVIEW_OUTPUT_MAX_BYTES
+
+
+def _preview_batch(sandbox: DockerSandbox, batch: list[Artifact], deadline: float) -> BatchOutcome:
+    """Make and store the previews of a batch of artifacts."""
     try:
-        with artifact.file.open("rb") as handle:
-            data = handle.read(settings.PREVIEW_MAX_INPUT_BYTES + 1)
-        sandbox.write_files({_source_name(artifact): data}, dest=f"{SCRATCH}/in")
-        del data
-        report = _run_previewer(sandbox, artifact)
-        if not report.ok:
-            logger.info("no preview for artifact %s (%s): %s", artifact.pk, artifact.kind, report.error)
-            return True
+        sandbox.write_files(_batch_inputs(batch), dest=f"{SCRATCH}/in")
+        seconds = max(1.0, deadline - time.monotonic())
+        code, output = sandbox.exec(previewer_argv(seconds), timeout=seconds + 30)
+        results = _parse_results(output, count=len(batch))
+        outcome = BatchOutcome(deferred=[batch[int(key)] for key, line in results.items() if line.get("deferred")])
+        for key, line in results.items():
+            if not line.get("ok") and not line.get("deferred"):
+                artifact = batch[int(key)]
+                logger.info("no preview for artifact %s (%s): %s", artifact.pk, artifact.kind, line.get("error"))
+        if code != 0 or len(results) < len(batch):
+            logger.info("the previewer ended with exit code %s after %d of %d files", code, len(results), len(batch))
+            outcome.broken = True
+            outcome.unfinished = [artifact for index, artifact in enumerate(batch) if str(index) not in results]
         with tempfile.TemporaryDirectory(prefix="atelier-preview-") as tmp:
-            copied = sandbox.copy_out(Path(tmp), src=f"{SCRATCH}/out")
-            for made in copied.files:
-                _accept(artifact, made.path, made.local_path)
-        return True
-    except (SandboxError, OSError, TimeoutError) as error:
-        logger.info("no preview for artifact %s (%s): %s", artifact.pk, artifact.kind, error)
-        return False
+            for made in sandbox.copy_out(Path(tmp), src=f"{SCRATCH}/out").files:
+                key, _, name = made.path.partition("/")
+                if key in results and results[key].get("ok") is True:
+                    _accept(batch[int(key)], name, made.local_path)
+        return outcome
+    except (SandboxError, ExecClosed, OSError, TimeoutError) as error:
+        logger.info("no previews for a batch of %d files: %s", len(batch), error)
+        return BatchOutcome(broken=True, unfinished=batch)
     except Exception:  # a preview is a nicety; the artifact itself is what counts
-        logger.exception("preview failed for artifact %s", artifact.pk)
-        return False
+        logger.exception("previews failed for a batch of %d files", len(batch))
+        return BatchOutcome(broken=True, unfinished=batch)
+
+
+def previewer_argv(seconds: float) -> list[str]:
+    """The previewer's exec, for the batch written to SCRATCH/in (with its jobs.json), within `seconds`."""
+    return [
+        "python3", "-I", "-c", previewer_source(), f"{SCRATCH}/in/jobs.json", f"{SCRATCH}/out",
+        str(settings.PREVIEW_WIDTH), str(settings.PREVIEW_TIMEOUT), f"{seconds:.1f}",
+        str(settings.PREVIEW_OUTPUT_MAX_BYTES),
+    ]  # fmt: skip
+
+
+def _batch_inputs(batch: list[Artifact]) -> dict[str, bytes]:
+    """Each file under its number, and the previewer's list of jobs."""
+    inputs, jobs = {}, []
+    for index, artifact in enumerate(batch):
+        with artifact.file.open("rb") as handle:
+            inputs[f"{index}/{_source_name(artifact)}"] = handle.read(settings.PREVIEW_MAX_INPUT_BYTES + 1)
+        jobs.append(
+            {
+                "id": str(index),
+                "kind": str(artifact.kind),
+                "name": artifact.name,
+                "source": f"{SCRATCH}/in/{index}/{_source_name(artifact)}",
+            }
+        )
+    inputs["jobs.json"] = json.dumps(jobs).encode()
+    return inputs
 
 
 def _source_name(artifact: Artifact) -> str:
@@ -133,28 +207,18 @@ def _source_name(artifact: Artifact) -> str:
     return "source.html" if artifact.kind in (ArtifactKind.HTML, ArtifactKind.MAP) else "source"
 
 
-def _run_previewer(sandbox: DockerSandbox, artifact: Artifact) -> PreviewReport:
-    timeout = settings.PREVIEW_TIMEOUT
-    argv = [
-        "python3", "-I", "-c", previewer_source(), artifact.kind, f"{SCRATCH}/in/{_source_name(artifact)}",
-        f"{SCRATCH}/out",
-        str(settings.PREVIEW_WIDTH), str(timeout), artifact.name,
-    ]  # fmt: skip
-    # Media may take up to three tools in a row (MIDI: synthesize, encode, draw); a document is one parse.
-    tools = 1 if artifact.kind in DOCUMENT_KINDS else 3
-    code, output = sandbox.exec(argv, timeout=tools * timeout + 10)
-    return _parse_report(code, output[-REPORT_TAIL_BYTES:])
-
-
-def _parse_report(code: int, tail: bytes) -> PreviewReport:
-    lines = tail.decode("utf-8", errors="replace").strip().splitlines()
-    try:
-        report: Any = json.loads(lines[-1]) if lines else None
-    except ValueError:
-        report = None
-    if code != 0 or not isinstance(report, dict):
-        return PreviewReport(ok=False, error=f"the previewer ended with exit code {code}")
-    return PreviewReport(ok=report.get("ok") is True, error=str(report.get("error") or "")[:500])
+def _parse_results(output: bytes, *, count: int) -> dict[str, dict[str, Any]]:
+    """The previewer's line for each of the `count` jobs it ended, by job number (other lines are ignored)."""
+    numbers = {str(index) for index in range(count)}
+    results: dict[str, dict[str, Any]] = {}
+    for line in output.decode("utf-8", errors="replace").splitlines():
+        try:
+            result: Any = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(result, dict) and result.get("id") in numbers:
+            results.setdefault(result["id"], result)  # its first word counts
+    return results
 
 
 def _starts_with(path: Path, signature: bytes) -> bool:

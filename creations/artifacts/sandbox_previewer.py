@@ -3,29 +3,41 @@
 Every file it reads was written by an agent, so it runs where a parser bug can
 only hurt a throwaway gVisor sandbox with no network: the worker sends this
 source to `python3 -I -c` in the sandbox (the image's Python with Pillow,
-Markdown and Pygments) with the kind, the source file and an output folder,
-and copies back what it leaves there:
+Markdown and Pygments) with a batch of files (a JSON list of jobs: id, kind,
+source file, name) and an output folder, and copies back what it leaves in
+`<output>/<job id>/`:
 
 - `preview.png`: a picture for the gallery, at most WIDTH pixels wide;
 - `rendition.ogg`: MIDI rendered to audio a browser plays;
 - `document.html`: markdown or code rendered to HTML (the worker sanitizes it).
 
-Each tool runs with a timeout in its own process group; the program itself
-prints one line of JSON saying what it made or why not. It imports nothing of
-Atelier's and must run on the sandbox image's Python alone.
+One started interpreter serves the whole batch: a forked child makes the files
+one after the other and says how each ended, while this process watches its
+progress (in memory they share); a job past its time (or one that kills the
+child) costs only its own preview, and a fresh child goes on with the rest. Each tool runs with a timeout
+in its own process group. Past the batch's deadline no job starts; when the
+scratch folder runs short of room, the rest are handed back to the worker for
+the next batch. One line of JSON per job says what it made or why not. It
+imports nothing of Atelier's and must run on the sandbox image's Python alone.
 """
 
 import contextlib
 import json
+import mmap
 import os
+import select
+import shutil
 import signal
+import struct
 import subprocess
 import sys
 import time
+from typing import Any
 
-# Arguments: kind, source file, output folder, preview width, seconds per tool, the artifact's name.
-KIND, SOURCE, OUT, NAME = "", "", "", ""
-WIDTH, TOOL_TIMEOUT = 640, 30.0
+# Arguments: the jobs file, output folder, preview width, seconds per tool, seconds for the whole batch,
+# the largest file kept. KIND, SOURCE, OUT and NAME are the current job's.
+KIND, SOURCE, OUT, NAME, OUTPUT_ROOT = "", "", "", "", ""
+WIDTH, TOOL_TIMEOUT, OUTPUT_MAX_BYTES = 640, 30.0, 32 * 1024 * 1024
 MAX_IMAGE_PIXELS = 80_000_000  # larger images are refused (decompression bombs)
 MARKDOWN_EXTENSIONS = ["extra", "sane_lists", "codehilite", "toc"]
 MARKDOWN_CONFIG = {"codehilite": {"guess_lang": False, "css_class": "highlight"}}
@@ -135,8 +147,11 @@ def html():
     # The page loads from a file:// URL with no network at all: it can only see
     # this sandbox's own files, and nothing it requests leaves the sandbox.
     screenshot = out("snapshot.tmp.png")
-    profile = os.path.join("/tmp", f"chromium-profile-{os.getpid()}")  # noqa: S108 - inside the sandbox
-    run(["chromium", *CHROMIUM_FLAGS, f"--user-data-dir={profile}", f"--screenshot={screenshot}", f"file://{SOURCE}"])
+    profile = out("chromium-profile.tmp")
+    try:
+        run(["chromium", *CHROMIUM_FLAGS, f"--user-data-dir={profile}", f"--screenshot={screenshot}", f"file://{SOURCE}"])
+    finally:
+        shutil.rmtree(profile, ignore_errors=True)
     save_preview(screenshot)
     os.remove(screenshot)
 
@@ -154,26 +169,35 @@ def write_document(html_text):
         handle.write(html_text)
 
 
+# Made once per process and reused for every document of the batch: building them (extensions,
+# a stylesheet, matching a name against every lexer's patterns) costs more than rendering a small file.
+REUSED: dict[str, Any] = {}
+
+
 def markdown_document():
     import markdown
 
+    if "markdown" not in REUSED:
+        REUSED["markdown"] = markdown.Markdown(extensions=MARKDOWN_EXTENSIONS, extension_configs=MARKDOWN_CONFIG)
     signal.alarm(max(1, int(TOOL_TIMEOUT)))  # Python-Markdown is quadratic on some input: stop it, as a tool
-    write_document(markdown.markdown(read_text(), extensions=MARKDOWN_EXTENSIONS, extension_configs=MARKDOWN_CONFIG))
+    write_document(REUSED["markdown"].reset().convert(read_text()))
 
 
 def code_document():
     from pygments import highlight
     from pygments.formatters import HtmlFormatter
-    from pygments.lexers import TextLexer, get_lexer_for_filename
-    from pygments.util import ClassNotFound
+    from pygments.lexers import TextLexer, find_lexer_class_for_filename
 
+    if "formatter" not in REUSED:
+        REUSED["formatter"] = HtmlFormatter(cssclass="highlight", linenos=False, wrapcode=True)
     signal.alarm(max(1, int(TOOL_TIMEOUT)))  # some lexers' patterns backtrack badly: stop them, as a tool
     text = read_text()
-    try:
-        lexer = get_lexer_for_filename(NAME, text, stripnl=False)
-    except ClassNotFound:
-        lexer = TextLexer(stripnl=False)
-    write_document(highlight(text, lexer, HtmlFormatter(cssclass="highlight", linenos=False, wrapcode=True)))
+    # The lexer for a name's extension (or the whole name: Makefile) is looked up once per batch.
+    extension = os.path.splitext(NAME)[1].lower() or NAME
+    lexers = REUSED.setdefault("lexers", {})
+    if extension not in lexers:
+        lexers[extension] = find_lexer_class_for_filename(NAME, text) or TextLexer
+    write_document(highlight(text, lexers[extension](stripnl=False), REUSED["formatter"]))
 
 
 MAKERS = {
@@ -189,25 +213,138 @@ MAKERS = {
 }
 
 
-def main():
-    global KIND, SOURCE, OUT, WIDTH, TOOL_TIMEOUT, NAME  # set once, read by the makers
-    KIND, SOURCE, OUT = sys.argv[1], sys.argv[2], sys.argv[3]
-    WIDTH, TOOL_TIMEOUT, NAME = int(sys.argv[4]), float(sys.argv[5]), sys.argv[6]
-    started = time.monotonic()
-    report: dict[str, object]
+DOCUMENT_KINDS = ("markdown", "text")
+WATCH_SECONDS = 0.25  # how often the parent looks at its child's progress
+
+
+def job_seconds(job):
+    """How long one job may take: media may run up to three tools in a row (MIDI: synthesize, encode,
+    draw); a document is one parse."""
+    return (1 if job["kind"] in DOCUMENT_KINDS else 3) * TOOL_TIMEOUT + 10
+
+
+def make(job):
+    """Make one job's files in OUT/<id>/; its result, said in one line."""
+    global KIND, SOURCE, OUT, NAME  # the makers read the current job's
+    KIND, SOURCE, NAME = job["kind"], job["source"], job["name"]
+    OUT = os.path.join(OUTPUT_ROOT, job["id"])
     os.makedirs(OUT, exist_ok=True)
-    for name in os.listdir(OUT):  # what the previous file left
-        os.remove(os.path.join(OUT, name))
+    started = time.monotonic()
+    result = {"id": job["id"]}
     try:
         MAKERS[KIND]()
-        report = {"ok": True}
+        result["ok"] = True
     except Exception as error:  # any failure means "no preview", said in one line
-        report = {"ok": False, "error": f"{type(error).__name__}: {error}"[:500]}
-    for name in os.listdir(OUT):
-        if ".tmp" in name:
-            os.remove(os.path.join(OUT, name))
-    report["seconds"] = round(time.monotonic() - started, 3)
-    print(json.dumps(report))  # noqa: T201 - the worker reads this line
+        result.update(ok=False, error=f"{type(error).__name__}: {error}"[:500])
+    finally:
+        signal.alarm(0)  # a parse's alarm must not fire in the next job
+    for name in os.listdir(OUT):  # only finished files within the size limit go back
+        path = os.path.join(OUT, name)
+        if os.path.isdir(path):
+            shutil.rmtree(path, ignore_errors=True)
+        elif ".tmp" in name or os.path.getsize(path) > OUTPUT_MAX_BYTES:
+            os.remove(path)
+    with contextlib.suppress(OSError):
+        os.remove(SOURCE)  # its room is the next job's
+    result["seconds"] = round(time.monotonic() - started, 3)
+    return result
+
+
+def room_left():
+    usage = os.statvfs(OUTPUT_ROOT)
+    return usage.f_bavail * usage.f_frsize
+
+
+def say(result):
+    """One job's line on stdout, written at once (the child and its parent share the descriptor)."""
+    os.write(sys.stdout.fileno(), (json.dumps(result) + "\n").encode())
+
+
+# Where the child is, in memory it shares with its parent: how many jobs it has said, and whether it is
+# making the next one. Reading it costs the parent no message and the child no system call per file.
+PROGRESS = struct.Struct("qq")
+
+
+def serve(jobs, progress):
+    """In a forked child: each job in turn, its line said as soon as it is done."""
+    for index, job in enumerate(jobs):
+        # Short of room: the rest wait for the next batch, once this one's files are copied out. (Looked at
+        # before media, and before every eighth document: a document's rendering is a few MB at most.)
+        looks = job["kind"] not in DOCUMENT_KINDS or index % 8 == 0
+        if index > 0 and looks and room_left() < 2 * OUTPUT_MAX_BYTES:
+            for later in jobs[index:]:
+                say({"id": later["id"], "deferred": True})
+            PROGRESS.pack_into(progress, 0, len(jobs), 0)
+            return
+        PROGRESS.pack_into(progress, 0, index, 1)
+        say(make(job))
+        PROGRESS.pack_into(progress, 0, index + 1, 0)
+
+
+def run_batch(jobs, deadline):
+    """Every job's line on stdout, whatever the files do to the child making them: the parent watches
+    the child's progress a few times a second, stops it when a job takes too long (or the batch's time
+    runs out), says why for that job, and starts a fresh child for the rest."""
+    pending = list(jobs)
+    progress = mmap.mmap(-1, mmap.PAGESIZE)
+    while pending:
+        if time.monotonic() >= deadline:
+            for job in pending:
+                say({"id": job["id"], "ok": False, "error": "the run's time for previews ran out", "late": True})
+            return
+        PROGRESS.pack_into(progress, 0, 0, 0)
+        ended, child_end = os.pipe()  # closed when the child ends: its end is seen at once
+        child = os.fork()
+        if child == 0:
+            os.close(ended)
+            try:
+                serve(pending, progress)
+            finally:
+                os._exit(0)
+        os.close(child_end)
+        seen, seen_at = None, time.monotonic()
+        while True:
+            ready, _, _ = select.select([ended], [], [], WATCH_SECONDS)
+            position, working = PROGRESS.unpack_from(progress, 0)
+            now = time.monotonic()
+            if (position, working) != seen:
+                seen, seen_at = (position, working), now
+            if ready:  # the child ended: done, or killed by what it was making
+                if working:
+                    say({"id": pending[position]["id"], "ok": False, "error": "the previewer died making it"})
+                    position += 1
+                break
+            too_long = working and now - seen_at > job_seconds(pending[position])
+            if too_long or now >= deadline:
+                with contextlib.suppress(OSError):
+                    os.kill(child, signal.SIGKILL)
+                os.waitpid(child, 0)
+                position, working = PROGRESS.unpack_from(progress, 0)
+                if working and now < deadline:
+                    seconds = job_seconds(pending[position])
+                    say({"id": pending[position]["id"], "ok": False, "error": f"took longer than {seconds:.0f} s"})
+                    position += 1
+                break
+        os.close(ended)
+        with contextlib.suppress(ChildProcessError):
+            os.waitpid(child, 0)
+        pending = pending[position:]
+
+
+def main():
+    global WIDTH, TOOL_TIMEOUT, OUTPUT_MAX_BYTES, OUTPUT_ROOT  # set once, read by the makers
+    jobs_file, OUTPUT_ROOT = sys.argv[1], sys.argv[2]
+    WIDTH, TOOL_TIMEOUT = int(sys.argv[3]), float(sys.argv[4])
+    deadline = time.monotonic() + float(sys.argv[5])
+    OUTPUT_MAX_BYTES = int(sys.argv[6])
+    shutil.rmtree(OUTPUT_ROOT, ignore_errors=True)  # what the previous batch left
+    os.makedirs(OUTPUT_ROOT)
+    with open(jobs_file, encoding="utf-8") as handle:
+        jobs = json.load(handle)
+    try:
+        run_batch(jobs, deadline)
+    finally:
+        shutil.rmtree(os.path.dirname(jobs_file), ignore_errors=True)
 
 
 if __name__ == "__main__":

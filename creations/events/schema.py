@@ -128,7 +128,11 @@ class RejectedOutput(_Schema):
 
 class ArtifactsCollected(Capped):
     items: list[ArtifactItem] | str  # text: the start of its JSON, when a run made very many files
-    rejected: list[RejectedOutput] | str | None = None
+    rejected: list[RejectedOutput] | str | None = None  # the first files not kept, each with why
+    # How many were not kept in all, named or not (absent: as many as are named); with
+    # `rejected_count_partial`, at least that many: the output was too big to count to its end.
+    rejected_count: int | None = None
+    rejected_count_partial: bool | None = None
     note: str | None = None
 
     cut_to_text = frozenset({"items", "rejected"})

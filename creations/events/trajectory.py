@@ -73,6 +73,28 @@ class Step:
     has_message: bool = False  # the final message replaces the streamed pieces
 
 
+@dataclass(frozen=True)
+class NotKept:
+    """A run's output files that were not kept: the first ones named, each with why, and how many in all."""
+
+    items: list[RejectedOutput] = field(default_factory=list)
+    total: int = 0
+    at_least: bool = False  # the output was too big to count to its end: `total` or more
+
+    @property
+    def unnamed(self) -> int:
+        return self.total - len(self.items)
+
+    @classmethod
+    def of(cls, event: ArtifactsCollected) -> NotKept:
+        items = event.rejected if isinstance(event.rejected, list) else []  # text: only its start was stored
+        return cls(
+            items=items,
+            total=max(event.rejected_count or 0, len(items)),
+            at_least=bool(event.rejected_count_partial),
+        )
+
+
 @dataclass
 class Trajectory:
     steps: list[Step]
@@ -80,7 +102,7 @@ class Trajectory:
     notes: list[str]
     earlier_before: int | None = None  # the seq of the first step shown, when earlier steps exist
     # Output files not kept, and why; from the artifacts event, so only in the window that ends the run.
-    rejected: list[RejectedOutput] = field(default_factory=list)
+    rejected: NotKept = field(default_factory=NotKept)
 
 
 class _Folder:
@@ -91,7 +113,7 @@ class _Folder:
         self.calls: dict[str, TrajectoryCall] = {}
         self.finished: dict[str, Any] | None = None
         self.notes: list[str] = []
-        self.rejected: list[RejectedOutput] = []
+        self.rejected = NotKept()
 
     def step(self, number: int) -> Step:
         return self.steps.setdefault(number, Step(number=number))
@@ -145,8 +167,7 @@ class _Folder:
         elif isinstance(event, ArtifactsCollected):
             if event.note:
                 self.notes.append(event.note)
-            if isinstance(event.rejected, list):  # text: so many that only the start of their list was kept
-                self.rejected = event.rejected
+            self.rejected = NotKept.of(event)
 
     def trajectory(self, *, earlier_before: int | None) -> Trajectory:
         steps = [self.steps[k] for k in sorted(self.steps)]
@@ -191,16 +212,14 @@ def live_replay_after(*, run: Run) -> int:
     return latest_starts[size - 1] - 1 if len(latest_starts) > size else 0
 
 
-def rejected_outputs(*, run: Run) -> list[RejectedOutput]:
-    """The run's output files that were not kept, each with why (too large, a link, past the
+def rejected_outputs(*, run: Run) -> NotKept:
+    """The run's output files that were not kept, each with why (too many, too large, a link, past the
     workspace's storage quota...), from its `artifacts` event: one read at the end of its events."""
     payload = (
         RunEvent.objects.filter(run=run, kind="artifacts").order_by("-seq").values_list("payload", flat=True).first()
     )
     event = read_event("artifacts", payload) if payload is not None else None
-    if not isinstance(event, ArtifactsCollected) or not isinstance(event.rejected, list):
-        return []  # none, or so many that only the start of their list was stored
-    return event.rejected
+    return NotKept.of(event) if isinstance(event, ArtifactsCollected) else NotKept()
 
 
 EXPORT_PAGE_EVENTS = 500

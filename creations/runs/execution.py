@@ -19,12 +19,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import assert_never
 
+from django.conf import settings
 from django.db import connection
+from django.template.defaultfilters import filesizeformat
 
 from creations.artifacts.ingest import ingest_outputs
+from creations.artifacts.previews import make_previews
 from creations.events.schema import ArtifactItem, ArtifactsCollected, RejectedOutput, SnapshotKept
 from creations.events.store import EventRecorder
-from creations.models import Creation, Run, RunStatus
+from creations.models import Artifact, Creation, Run, RunStatus
 from creations.runs.inputs import renamed_inputs
 from creations.runs.limits import effective_limits
 from creations.runs.messages import run_messages_take
@@ -46,6 +49,7 @@ from workspaces.fields import SealedSecret
 log = logging.getLogger(__name__)
 
 RUN_ID_LABEL = LABEL_RUN_ID  # names the sandbox after the run; the janitor and reaper use it
+REJECTED_NAMED = 100  # output files not kept that a run's page names; the rest are counted
 
 
 @dataclass(frozen=True)
@@ -168,8 +172,12 @@ class RunExecution:
         if outcome.reason is OutcomeReason.SUBMITTED:
             self.summary = outcome.message
         if not self.supervisor.lost:
-            self._collect_outputs(session)
+            collected, artifacts = self._collect_outputs(session)
             self._keep_testbed(session)
+            # The agent's sandbox time ends here: previews are the platform's work, in a sandbox of their own.
+            self._release_sandbox()
+            make_previews(artifacts, run_id=self.run.pk)
+            self.recorder.record("artifacts", collected)  # the live page shows the files, previews and all
         return ending_for(outcome, self.limits)
 
     # --- pieces ---
@@ -196,20 +204,16 @@ class RunExecution:
             self.usage += step_usage
             self.budget.add_tokens(step_usage.total_tokens)
 
-    def _collect_outputs(self, session: SandboxSession) -> None:
+    def _collect_outputs(self, session: SandboxSession) -> tuple[ArtifactsCollected, list[Artifact]]:
+        """The agent's output copied out and stored, and what the run's `artifacts` event says of it."""
         if session.stopped:
-            self.recorder.record(
-                "artifacts", ArtifactsCollected(items=[], note="The sandbox was stopped before its output was copied.")
-            )
-            return
+            return ArtifactsCollected(items=[], note="The sandbox was stopped before its output was copied."), []
         with tempfile.TemporaryDirectory(prefix=f"run-{self.run.pk}-") as tmp:
             try:
                 report = session.copy_out(Path(tmp))
             except Exception as error:
                 log.warning("Run %s: copy-out failed: %s", self.run.pk, error)
-                collected = ArtifactsCollected(items=[], note=f"The output could not be copied: {error}")
-                self.recorder.record("artifacts", collected)
-                return
+                return ArtifactsCollected(items=[], note=f"The output could not be copied: {error}"), []
             ingested = ingest_outputs(
                 run=self.run,
                 files=report.files,
@@ -226,10 +230,19 @@ class RunExecution:
         # Each said only when there is something to say: an event stores the fields it was given.
         rejected = [*report.rejected, *ingested.rejected]
         if rejected:
-            collected.rejected = [RejectedOutput(name=name, reason=reason) for name, reason in rejected[:100]]
+            named = rejected[:REJECTED_NAMED]
+            collected.rejected = [RejectedOutput(name=name, reason=reason) for name, reason in named]
+        rejected_count = report.rejected_total + len(ingested.rejected)
+        if rejected_count > len(collected.rejected or []):
+            collected.rejected_count = rejected_count
+        if not report.counted_all:
+            collected.rejected_count_partial = True
         if report.truncated:
-            collected.note = "Some output was left out: the size or file-count limit was reached."
-        self.recorder.record("artifacts", collected)
+            collected.note = (
+                f"Some output was left out: a run keeps at most {settings.SANDBOX_COPY_OUT_MAX_FILES:,} files "
+                f"and {filesizeformat(settings.SANDBOX_COPY_OUT_MAX_BYTES)} of output/, the files at its top first."
+            ).replace("\xa0", " ")
+        return collected, artifacts
 
     def _inbox(self) -> list[InboxMessage]:
         return [InboxMessage(author=m.author_name, text=m.text) for m in run_messages_take(run_id=self.run.pk)]
@@ -254,7 +267,8 @@ class RunExecution:
             self.session.stop_sandbox()
 
     def _release_sandbox(self) -> None:
-        session = self.session
+        """Release the run's sandbox, once: its time is the run's sandbox time."""
+        session, self.session = self.session, None
         if session is None:
             return
         try:

@@ -6,7 +6,9 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from django.conf import settings
 from django.contrib.auth.models import AnonymousUser, User
+from django.core.paginator import Page, Paginator
 from django.db.models import Count, F, OuterRef, Q, Subquery
 
 from creations.access import visible_to_member
@@ -121,3 +123,17 @@ def gallery_page(
     items = list(artifacts.order_by("-created_at", "-pk")[: size + 1])
     older = _cursor(items[size - 1]) if len(items) > size else None
     return GalleryPage(items=items[:size], older=older)
+
+
+def run_artifact_page(*, run: Run, number: str) -> Page:
+    """One page of a run's files, in path order: RUN_PAGE_ARTIFACTS of them, whatever the run made.
+    A number that is not a page gives the first (past the end: the last). The first page of a run
+    whose files fit on it is one query; any other page counts the run's files too, to say how many."""
+    artifacts = Artifact.objects.filter(run=run).order_by("path")
+    size = settings.RUN_PAGE_ARTIFACTS
+    if number not in ("", "1"):
+        return Paginator(artifacts, size).get_page(number)
+    first = list(artifacts[: size + 1])
+    if len(first) <= size:
+        return Paginator(first, size).page(1)
+    return Page(first[:size], 1, Paginator(artifacts, size))

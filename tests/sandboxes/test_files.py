@@ -85,3 +85,34 @@ def test_a_tree_of_directories_and_links_stops_at_a_cap_without_listing_every_na
     assert len(report.rejected) <= MAX_REJECTED_LISTED
     assert report.rejected[-1][1] == "more than 80 entries"
     assert not any((tmp_path / "out").glob("l*"))  # no link was followed or made
+
+
+def test_past_the_file_cap_the_top_of_output_is_kept_and_what_was_left_out_is_counted(sandbox, tmp_path):
+    """20,000 files in a subfolder and one at the top: the top one is kept, and the rest is counted and named."""
+    result = sandbox.run_command(
+        "cd /testbed/output && mkdir many && python3 -c 'for i in range(20000): open(f\"many/f{i:05}.txt\", \"w\")'"
+        " && echo summary > top.txt",
+        timeout=120,
+    )
+    assert result.exit_code == 0, result.output
+    report = sandbox.copy_out(tmp_path / "out")
+    paths = [f.path for f in report.files]
+    assert "top.txt" in paths
+    assert len(paths) == 1000
+    assert report.truncated
+    assert (report.rejected_total, report.counted_all) == (19_001, True)
+    assert len(report.rejected) == MAX_REJECTED_LISTED
+    assert report.rejected[0] == ("many/f00999.txt", "more than 1000 files")
+
+
+def test_a_file_past_the_byte_cap_is_left_out_and_smaller_ones_after_it_are_kept(sandbox, tmp_path):
+    sandbox.run_command(
+        "cd /testbed/output && mkdir -p deep/er && head -c 5000 /dev/zero > a-big.bin && echo small > b.txt"
+        " && echo deeper > deep/er/c.txt",
+        timeout=30,
+    )
+    sandbox.config = dataclasses.replace(sandbox.config, copy_out_max_bytes=1000)
+    report = sandbox.copy_out(tmp_path / "out")
+    assert sorted(f.path for f in report.files) == ["b.txt", "deep/er/c.txt"]
+    assert report.rejected == [("a-big.bin", "the output would exceed 1000 bytes")]
+    assert report.truncated

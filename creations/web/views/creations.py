@@ -25,7 +25,7 @@ from creations.access import (
     run_for_viewer_or_404,
 )
 from creations.artifacts.display import artifact_displays
-from creations.events.trajectory import run_trajectory
+from creations.events.trajectory import NotKept, run_trajectory
 from creations.models import Creation, Run
 from creations.runs.admission import RunQueueFull
 from creations.runs.inputs import INPUT_NAME_RULE, input_renames
@@ -40,7 +40,7 @@ from creations.runs.services import (
 from creations.web.attachments import attachments_for
 from creations.web.csp import with_platform_csp
 from creations.web.forms import CreationForm, DeleteCreationForm, ForkForm, RefineForm
-from creations.web.selectors import compare_default, version_rows
+from creations.web.selectors import compare_default, run_artifact_page, version_rows
 from creations.web.starters import starter_get, starters
 from sandboxes.agent import demo_follow_ups
 from workspaces.models import Membership
@@ -210,10 +210,8 @@ def _creation_page(
         "has_active_run": any(not r.is_final for r in runs),
         "inputs": inputs,
         "renamed_in_brief": [renamed for renamed in input_renames(creation.brief, inputs) if renamed.in_brief],
-        "artifacts": artifact_displays(
-            selected.artifacts.all() if selected else [], user=request.user, render_documents=True
-        ),
-        "rejected_outputs": trajectory.rejected if trajectory else [],
+        **_artifacts_context(request, creation, selected),
+        "not_kept": trajectory.rejected if trajectory else NotKept(),
         "trajectory": trajectory,
         "fork_form": fork_form or ForkForm(initial={"brief": creation.brief}),
         "delete_form": delete_form or DeleteCreationForm(),
@@ -225,6 +223,18 @@ def _creation_page(
         "follow_ups": demo_follow_ups(creation.brief) if creation.model_endpoint_id is None else [],
     }
     return render(request, "creations/creation_detail.html", context, status=status)
+
+
+def _artifacts_context(request: HttpRequest, creation: Creation, run: Run | None) -> dict[str, object]:
+    """A page of the selected version's files (`?page=`), documents rendered inline."""
+    if run is None:
+        return {"artifacts": []}
+    page = run_artifact_page(run=run, number=request.GET.get("page", ""))
+    return {
+        "artifacts": artifact_displays(page.object_list, user=request.user, render_documents=True),
+        "artifact_page": page,
+        "artifact_page_url": f"{creation.get_absolute_url()}?run={run.pk}&",
+    }
 
 
 def _creation_for_page(request: HttpRequest, pk: int) -> CreationViewing:

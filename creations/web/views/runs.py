@@ -17,12 +17,13 @@ from django.views.decorators.http import require_GET, require_POST
 from creations.access import can_cancel_run, creation_visible, run_for_viewer_or_404, run_to_cancel_or_404
 from creations.artifacts.display import artifact_displays
 from creations.artifacts.streaming import file_chunks
-from creations.events.trajectory import live_replay_after, rejected_outputs, run_trajectory
+from creations.events.trajectory import NotKept, live_replay_after, rejected_outputs, run_trajectory
 from creations.models import Run, RunEvent
 from creations.runs.messages import run_message_send
 from creations.runs.services import run_cancel
 from creations.web.csp import with_platform_csp
 from creations.web.forms import RunMessageForm
+from creations.web.selectors import run_artifact_page
 
 
 @with_platform_csp
@@ -42,9 +43,9 @@ def _run_page(
     run = viewing.run
     before = _before_seq(request)
     trajectory = run_trajectory(run=run, before_seq=before) if run.is_final else None
-    rejected = []
+    not_kept = NotKept()
     if trajectory is not None:  # the latest steps' window holds the artifacts event; an earlier one does not
-        rejected = trajectory.rejected if before is None else rejected_outputs(run=run)
+        not_kept = trajectory.rejected if before is None else rejected_outputs(run=run)
     context = {
         "run": run,
         "creation": run.creation,
@@ -53,8 +54,8 @@ def _run_page(
         "can_cancel": can_cancel_run(run=run, user=request.user, membership=viewing.membership),
         "trajectory": trajectory,
         "live_after": 0 if run.is_final else live_replay_after(run=run),
-        "artifacts": artifact_displays(run.artifacts.all(), user=request.user) if run.is_final else [],
-        "rejected_outputs": rejected,
+        **(_artifacts_context(request, run) if run.is_final else {"artifacts": []}),
+        "not_kept": not_kept,
         "message_form": message_form or RunMessageForm(),
     }
     return render(request, "creations/run_detail.html", context, status=status)
@@ -81,9 +82,18 @@ def _before_seq(request: HttpRequest) -> int | None:
 def run_artifacts(request: HttpRequest, pk: int) -> HttpResponse:
     """The artifacts of a run, as a fragment the live page swaps in when they are collected."""
     run = run_for_viewer_or_404(pk=pk, user=request.user).run
-    displays = artifact_displays(run.artifacts.all(), user=request.user)
-    context = {"artifacts": displays, "run": run, "rejected_outputs": rejected_outputs(run=run)}
+    context = {"run": run, **_artifacts_context(request, run), "not_kept": rejected_outputs(run=run)}
     return render(request, "creations/_artifact_grid.html", context)
+
+
+def _artifacts_context(request: HttpRequest, run: Run) -> dict[str, object]:
+    """A page of the run's files (`?page=`), and where its pager's links lead: the run's own page."""
+    page = run_artifact_page(run=run, number=request.GET.get("page", ""))
+    return {
+        "artifacts": artifact_displays(page.object_list, user=request.user),
+        "artifact_page": page,
+        "artifact_page_url": f"{run.get_absolute_url()}?",
+    }
 
 
 @login_required

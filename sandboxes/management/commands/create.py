@@ -160,8 +160,13 @@ class Command(BaseCommand):
                 self.stdout.write("  (none: /testbed/output was empty)")
             for name, reason in copied.rejected:
                 self.stdout.write(self.style.WARNING(f"  not copied: {name} — {reason}"))
+            if copied.rejected_unlisted:
+                more = f"{'at least ' if not copied.counted_all else ''}{copied.rejected_unlisted:,} more"
+                self.stdout.write(self.style.WARNING(f"  and {more} not copied"))
             if copied.truncated:
-                self.stdout.write(self.style.WARNING("  the copy stopped at the size or file-count limit"))
+                self.stdout.write(
+                    self.style.WARNING("  the size or file-count limit was reached: the top of the folder came first")
+                )
         elif result.copy_error:
             self.stdout.write(self.style.WARNING(f"No files were copied: {result.copy_error}"))
         if outcome.reason is OutcomeReason.CANCELLED:

@@ -16,11 +16,6 @@ from tests.support.fixtures.accounts import Team
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture(autouse=True)
-def _no_previews(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("creations.artifacts.ingest.make_previews", lambda artifacts, run_id: None)
-
-
 def copied(tmp_path: Path, name: str, size: int) -> CopiedFile:
     path = tmp_path / name
     path.write_bytes(b"x" * size)

@@ -2,6 +2,7 @@
 the run."""
 
 import threading
+import time
 from typing import Any
 from uuid import uuid4
 
@@ -167,3 +168,65 @@ def test_code_is_highlighted_in_the_sandbox_and_escaped(team: Team) -> None:
     assert 'class="highlight"' in html
     assert "<script>" not in html
     assert "&lt;script&gt;" in html
+
+
+def test_many_small_files_are_rendered_in_one_batch_by_one_previewer_start(
+    team: Team, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A run of many small text files: one batch, not one sandbox round trip per file (bench/previews.py
+    times a thousand)."""
+    from creations.artifacts import previews
+    from sandboxes.docker_runtime import DockerSandbox
+
+    run = finished_run(workspace=team.workspace, author=team.owner, outputs=[])
+    artifacts = [add_artifact(run, Output(f"notes/n{i:03}.py", f"print({i})\n".encode())) for i in range(60)]
+    previewer_starts = []
+    exec_in_sandbox = DockerSandbox.exec
+
+    def counted(self: DockerSandbox, argv: list[str], **kwargs: Any) -> tuple[int, bytes]:
+        if previews.previewer_source() in argv:
+            previewer_starts.append(argv)
+        return exec_in_sandbox(self, argv, **kwargs)
+
+    monkeypatch.setattr(DockerSandbox, "exec", counted)
+    previews.make_previews(artifacts, run_id=run.pk)
+
+    assert len(previewer_starts) == 1
+    rendered = Artifact.objects.filter(run=run).exclude(rendered="").exclude(rendered__isnull=True)
+    assert rendered.count() == 60
+    (display,) = artifact_displays([rendered.get(path="notes/n042.py")], user=team.owner, render_documents=True)
+    assert "42" in str(display.rendered)
+
+
+def test_a_file_that_kills_the_previewer_costs_no_other_file_of_its_batch_its_preview(
+    team: Team, settings: Any
+) -> None:
+    """32 KiB of "[" keep Python-Markdown busy for minutes: its alarm ends the process making it, and a
+    fresh one goes on with the rest of the batch."""
+    settings.PREVIEW_TIMEOUT = 2
+    run = finished_run(workspace=team.workspace, author=team.owner, outputs=[])
+    artifacts = [
+        add_artifact(run, Output("a-brackets.md", b"[" * 32768)),
+        add_artifact(run, Output("b-notes.md", b"# Notes\n\nFine.\n")),
+        add_artifact(run, Output("c.png", png_bytes())),
+    ]
+    from creations.artifacts.previews import make_previews
+
+    make_previews(artifacts, run_id=run.pk)
+    brackets, notes, image = (Artifact.objects.get(pk=a.pk) for a in artifacts)
+    assert not brackets.rendered
+    assert notes.rendered
+    assert preview_size(image) == (320, 200)
+
+
+def test_past_the_runs_time_for_previews_the_files_left_get_none(team: Team, settings: Any) -> None:
+    settings.PREVIEW_TIMEOUT, settings.PREVIEW_RUN_SECONDS = 120, 10
+    hanging = b"<!doctype html><html><body><script>while (true) {}</script></body></html>"
+    run = finished_run(workspace=team.workspace, author=team.owner, outputs=[])
+    artifacts = [add_artifact(run, Output("a-hang.html", hanging)), add_artifact(run, Output("b.png", png_bytes()))]
+    from creations.artifacts.previews import make_previews
+
+    started = time.monotonic()
+    make_previews(artifacts, run_id=run.pk)
+    assert time.monotonic() - started < 90  # the hanging page alone may take 3 tools x 120 s
+    assert not any(Artifact.objects.get(pk=a.pk).preview for a in artifacts)

@@ -221,3 +221,110 @@ def test_each_page_costs_the_same_queries_at_any_size(team: Team, client: Client
             assert client.get(url).status_code == 200
         counts[name] = len(queries.captured_queries)
     assert counts == PINNED_QUERY_COUNTS
+
+
+def _many_files(run: Run, count: int) -> None:
+    Artifact.objects.bulk_create(
+        Artifact(
+            run=run,
+            workspace_id=run.creation.workspace_id,
+            path=f"many/file-{n:04}.png",
+            kind="image",
+            size=1,
+            content_type="image/png",
+            file="artifacts/placeholder.png",
+        )
+        for n in range(count)
+    )
+
+
+def _listed_files(html: str) -> list[str]:
+    return re.findall(r'<h3 id="artifact-\d+-name"><a href="[^"]+">([^<]+)</a></h3>', html)
+
+
+@pytest.mark.parametrize("page", ["run_detail", "creation_detail", "run_artifacts"])
+def test_a_run_of_a_thousand_files_lists_them_a_page_at_a_time(
+    team: Team, client: Client, settings: Any, page: str
+) -> None:
+    settings.RUN_PAGE_ARTIFACTS = 24
+    run = _finished(team)
+    _many_files(run, 1000)
+    client.force_login(team.member)
+    url = reverse(page, args=[run.creation_id if page == "creation_detail" else run.pk])
+
+    response = client.get(url)
+    html = response.content.decode()
+    assert _listed_files(html) == [f"many/file-{n:04}.png" for n in range(24)]
+    assert "Files 1\u201324 of 1,000" in html
+    assert "Page 1 of 42" in html
+    assert len(response.content) < 100_000
+
+    last = client.get(url, {"page": "42"}).content.decode()
+    assert _listed_files(last) == [f"many/file-{n:04}.png" for n in range(984, 1000)]
+    assert "Files 985\u20131,000 of 1,000" in last
+
+
+def test_the_pager_links_walk_every_file_of_a_run_once_in_path_order(
+    team: Team, client: Client, settings: Any
+) -> None:
+    settings.RUN_PAGE_ARTIFACTS = 7
+    run = _finished(team)
+    _many_files(run, 30)
+    client.force_login(team.member)
+    url, seen = reverse("run_detail", args=[run.pk]), []
+    next_url: str | None = url
+    while next_url is not None:
+        html = client.get(next_url).content.decode()
+        seen += _listed_files(html)
+        found = re.search(r'<a href="([^"]+)" rel="next">', html)
+        next_url = found.group(1).replace("&amp;", "&") if found else None
+    assert seen == [f"many/file-{n:04}.png" for n in range(30)]
+
+
+@pytest.mark.parametrize("number", ["x", "-1", "0", "99999", "1.5", "\uff12"])
+def test_a_page_number_that_is_not_one_shows_a_page_of_files(team: Team, client: Client, number: str) -> None:
+    run = _finished(team)
+    _many_files(run, 30)
+    client.force_login(team.member)
+    for url in (reverse("run_detail", args=[run.pk]), reverse("creation_detail", args=[run.creation_id])):
+        response = client.get(url, {"page": number})
+        assert response.status_code == 200
+        assert _listed_files(response.content.decode())
+
+
+# A run of a thousand files: its pages read one page of them and count them, whatever the count.
+PINNED_BIG_RUN_QUERY_COUNTS = {"creation page": 11, "run page": 9, "run's files (live page)": 8}
+
+
+def test_the_pages_of_a_run_of_a_thousand_files_cost_pinned_queries(team: Team, client: Client) -> None:
+    run = _finished(team)
+    _many_files(run, 1000)
+    client.force_login(team.member)
+    client.get(reverse("workspace_gallery", args=[team.workspace.slug]))  # warm what a running server has warm
+    pages = {
+        "creation page": reverse("creation_detail", args=[run.creation_id]),
+        "run page": reverse("run_detail", args=[run.pk]),
+        "run's files (live page)": reverse("run_artifacts", args=[run.pk]),
+    }
+    counts = {}
+    for name, url in pages.items():
+        with CaptureQueriesContext(connection) as queries:
+            assert client.get(url, {"page": "3"}).status_code == 200
+        counts[name] = len(queries.captured_queries)
+    assert counts == PINNED_BIG_RUN_QUERY_COUNTS
+
+
+@pytest.mark.parametrize("page", ["run_detail", "creation_detail", "run_artifacts"])
+def test_a_run_that_left_out_thousands_of_files_says_how_many_and_names_the_first(
+    team: Team, client: Client, page: str
+) -> None:
+    run = _finished(team)
+    _many_files(run, 1)
+    named = [{"name": f"many/f{n:05}.txt", "reason": "more than 1000 files"} for n in range(999, 1099)]
+    payload = {"items": [], "rejected": named, "rejected_count": 19_001}
+    RunEvent.objects.create(run=run, seq=2, kind="artifacts", payload=payload)
+    client.force_login(team.member)
+    html = client.get(reverse(page, args=[run.creation_id if page == "creation_detail" else run.pk])).content.decode()
+    assert "19,001 files of this run were not kept; the first 100 are named here." in html
+    assert html.count("</code>: more than 1000 files</li>") == 100
+    assert "<code>many/f00999.txt</code>" in html
