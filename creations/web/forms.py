@@ -113,9 +113,7 @@ class RefineForm(forms.Form):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        limit = settings.RUN_INSTRUCTION_MAX_CHARS
-        self.fields["instruction"].validators.append(validators.MaxLengthValidator(limit))
-        self.fields["instruction"].widget.attrs["maxlength"] = str(limit)
+        limit_length(self.fields["instruction"], settings.RUN_INSTRUCTION_MAX_CHARS, "What should change")
 
 
 class RunMessageForm(forms.Form):
@@ -127,9 +125,7 @@ class RunMessageForm(forms.Form):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        limit = settings.RUN_MESSAGE_MAX_CHARS
-        self.fields["text"].validators.append(validators.MaxLengthValidator(limit))
-        self.fields["text"].widget.attrs["maxlength"] = str(limit)
+        limit_length(self.fields["text"], settings.RUN_MESSAGE_MAX_CHARS, "The message")
 
 
 DELETE_WORD = "delete"
