@@ -211,7 +211,7 @@ def test_the_creation_page_lists_versions_and_refines_from_a_form(
     assert team.owner.username in page
     response = client.post(reverse("run_refine", args=[v1.pk]), {"instruction": "x" * 5000})
     assert response.status_code == 400
-    assert "at most" in response.content.decode()
+    assert "5,000 characters long, over its limit of" in response.content.decode()
     response = client.post(reverse("run_refine", args=[v1.pk]), {"instruction": "in blue"})
     v3 = Run.objects.get(creation=v1.creation, version=3)
     assert response["Location"] == v3.get_absolute_url()
