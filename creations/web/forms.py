@@ -103,6 +103,10 @@ class ForkForm(forms.Form):
         help_text="A new creation with this brief and the same input files starts at once.",
     )
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        limit_length(self.fields["brief"], settings.RUN_BRIEF_MAX_CHARS, "The brief")
+
 
 class RefineForm(forms.Form):
     instruction = forms.CharField(

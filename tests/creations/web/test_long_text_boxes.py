@@ -73,3 +73,22 @@ def test_a_message_over_its_limit_is_refused_whole_and_the_box_counts(
     assert f"{len(pasted)} characters long, over its limit of 20" in text
     assert pasted in text
     assert not RunMessage.objects.filter(run=run).exists()
+
+
+def test_an_edited_brief_over_its_limit_is_refused_whole_and_the_box_counts(
+    team: Team, client: Client, settings: Any
+) -> None:
+    settings.RUN_BRIEF_MAX_CHARS = 100
+    run = _run(team, RunStatus.SUCCEEDED)
+    client.force_login(team.member)
+    page = client.get(reverse("creation_detail", args=[run.creation_id])).content.decode()
+    assert 'data-max-chars="100"' in page
+
+    pasted = "a poster for a jazz night, " * 4 + "END"  # 111 characters
+    response = client.post(reverse("creation_fork", args=[run.creation_id]), {"brief": pasted})
+
+    assert response.status_code == 400
+    text = html.unescape(response.content.decode())
+    assert "111 characters long, over its limit of 100" in text
+    assert pasted in text
+    assert Run.objects.count() == 1  # nothing started
