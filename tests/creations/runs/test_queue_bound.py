@@ -20,6 +20,7 @@ from django.urls import reverse
 from creations.models import Creation, Run, RunStatus
 from creations.runs.admission import RunQueueFull
 from creations.runs.services import creation_fork, creation_submit, run_cancel, run_refine, run_rerun
+from tests.support import require
 from tests.support.api import api_as
 from tests.support.at_once import at_once
 from tests.support.factories import ModelEndpointFactory, RunFactory, UserFactory, WorkspaceFactory, make_run
@@ -166,8 +167,7 @@ def test_the_queue_is_counted_from_the_runs_queued_now_not_every_run_ever(team: 
     """The plan PostgreSQL picks for the bound's count, with 3,000 runs queued elsewhere and
     5,000 ended runs in the workspace: it reads the queued runs from an index of queued runs,
     never every run (a scan of the table, or of every run by creation)."""
-    if connection.vendor != "postgresql":
-        pytest.skip("the plan is PostgreSQL's")
+    require(connection.vendor == "postgresql", "PostgreSQL (the plan is PostgreSQL's)")
     queue_in_other_workspaces(3000)
     author = UserFactory.create()
     ours = Creation.objects.bulk_create(
