@@ -23,13 +23,8 @@ import httpx2
 import openai
 from openai.types import CompletionUsage
 from openai.types.chat import ChatCompletion, ChatCompletionChunk
-from openai.types.chat.chat_completion_chunk import (
-    Choice,
-    ChoiceDelta,
-    ChoiceDeltaToolCall,
-    ChoiceDeltaToolCallFunction,
-)
 
+from sandboxes.agent.chunk_shape import chunk_readable
 from sandboxes.agent.config import DEFAULTS
 from sandboxes.agent.endpoint_addresses import EndpointReplyTooLarge, GuardedTransport, find_cause, refused_in_chain
 from sandboxes.agent.model import (
@@ -343,44 +338,9 @@ def _readable_chunks(stream: Iterator[Any]) -> Iterator[ChatCompletionChunk]:
             return
         except ValueError:  # json.JSONDecodeError, or bytes that are not UTF-8
             raise _Unreadable(NOT_JSON) from None
-        if not _chunk_readable(chunk):
+        if not chunk_readable(chunk):
             raise _Unreadable(WRONG_SHAPE)
         yield chunk
-
-
-def _chunk_readable(chunk: Any) -> bool:
-    if not isinstance(chunk, ChatCompletionChunk) or not isinstance(chunk.choices, list):
-        return False
-    return all(_choice_readable(choice) for choice in chunk.choices)
-
-
-def _choice_readable(choice: Any) -> bool:
-    if not isinstance(choice, Choice) or not isinstance(choice.delta, ChoiceDelta):
-        return False
-    delta = choice.delta
-    if not (_text_or_none(delta.content) and _text_or_none(choice.finish_reason)):
-        return False
-    if delta.tool_calls is None:
-        return True
-    return isinstance(delta.tool_calls, list) and all(_tool_call_readable(piece) for piece in delta.tool_calls)
-
-
-def _tool_call_readable(piece: Any) -> bool:
-    # A missing index is read as the first call: some servers leave it out when they make one call at a time.
-    if not isinstance(piece, ChoiceDeltaToolCall) or not isinstance(piece.index, int | None):
-        return False
-    function = piece.function
-    if function is not None and not (
-        isinstance(function, ChoiceDeltaToolCallFunction)
-        and _text_or_none(function.name)
-        and _text_or_none(function.arguments)
-    ):
-        return False
-    return _text_or_none(piece.id)
-
-
-def _text_or_none(value: Any) -> bool:
-    return value is None or isinstance(value, str)
 
 
 def _reasoning_text(delta: Any) -> str:
