@@ -15,7 +15,8 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 from django.urls import reverse
 
-from creations.events.store import cap_payload, store_events
+from creations.events.payload_cap import cap_payload
+from creations.events.store import store_events
 from creations.models import Artifact, InputFile, Run, RunStatus
 from creations.runs.services import creation_delete, creation_fork, creation_submit
 from devstack.s3 import S3Server

@@ -14,6 +14,7 @@ from django.urls import reverse
 from django.utils import timezone
 from pydantic import BaseModel
 
+from creations.events.payload_cap import cap_payload
 from creations.events.schema import (
     EVENT_KINDS,
     EVENT_SCHEMAS,
@@ -22,7 +23,7 @@ from creations.events.schema import (
     check_event,
     validate_event,
 )
-from creations.events.store import cap_payload, event_wire, store_events
+from creations.events.store import event_wire, store_events
 from creations.events.trajectory import run_export_event_page, run_trajectory
 from creations.models import RunEvent, RunStatus
 from creations.runs.messages import run_message_send
