@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from devstack.model_replies import completion, stream_chunks
 from devstack.model_script import (
     CONTEXT_OVERFLOW,
     Drop,
@@ -247,7 +248,7 @@ def _make_handler(server: ScriptedModel) -> type[BaseHTTPRequestHandler]:
             if body.get("stream"):
                 self._stream(body, reply_entry, cut_after)
             else:
-                self._json(200, _completion(body, reply_entry, server.model))
+                self._json(200, completion(body, reply_entry, server.model))
             return "stream" if body.get("stream") else "json"
 
         def _refuse_wrong_key(self) -> bool:
@@ -263,7 +264,7 @@ def _make_handler(server: ScriptedModel) -> type[BaseHTTPRequestHandler]:
             self.send_header("transfer-encoding", "chunked")
             self.end_headers()
             include_usage = bool((body.get("stream_options") or {}).get("include_usage"))
-            for index, chunk in enumerate(_chunks(body, entry, server.model, include_usage)):
+            for index, chunk in enumerate(stream_chunks(body, entry, server.model, include_usage)):
                 if cut_after is not None and index >= cut_after:
                     self._abort()
                     return
@@ -298,88 +299,6 @@ def _make_handler(server: ScriptedModel) -> type[BaseHTTPRequestHandler]:
                 pass
 
     return Handler
-
-
-def _usage(body: dict[str, Any], entry: Reply) -> dict[str, int]:
-    if entry.usage is not None:
-        usage = dict(entry.usage)
-        if "total_tokens" not in usage:  # a script may send any counts (even nonsense): they are sent as given
-            usage["total_tokens"] = usage.get("prompt_tokens", 0) + usage.get("completion_tokens", 0)
-        return usage
-    prompt = sum(len(json.dumps(m)) for m in body.get("messages", [])) // 4
-    completion = (len(entry.text) + len(entry.reasoning) + sum(len(c.arguments) for c in entry.tool_calls)) // 4 + 1
-    return {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}
-
-
-def _tool_call_id(index: int, spec: ToolCallSpec) -> str:
-    return spec.call_id or f"call_{index}_{abs(hash(spec.arguments)) % 10**8}"
-
-
-def _completion(body: dict[str, Any], entry: Reply, model: str) -> dict[str, Any]:
-    message: dict[str, Any] = {"role": "assistant", "content": entry.text or None}
-    if entry.reasoning:
-        message["reasoning_content"] = entry.reasoning
-    if entry.tool_calls:
-        message["tool_calls"] = [
-            {"id": _tool_call_id(i, c), "type": "function", "function": {"name": c.name, "arguments": c.arguments}}
-            for i, c in enumerate(entry.tool_calls)
-        ]
-    result: dict[str, Any] = {
-        "id": "chatcmpl-scripted",
-        "object": "chat.completion",
-        "created": int(time.time()),
-        "model": model,
-        "choices": [{"index": 0, "message": message, "finish_reason": _finish_reason(entry)}],
-    }
-    if not entry.omit_usage:
-        result["usage"] = _usage(body, entry)
-    return result
-
-
-def _finish_reason(entry: Reply) -> str:
-    return entry.finish_reason or ("tool_calls" if entry.tool_calls else "stop")
-
-
-def _chunks(body: dict[str, Any], entry: Reply, model: str, include_usage: bool) -> list[dict[str, Any]]:
-    def chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
-        return {
-            "id": "chatcmpl-scripted",
-            "object": "chat.completion.chunk",
-            "created": int(time.time()),
-            "model": model,
-            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
-        }
-
-    size = max(1, entry.chunk_chars)
-    chunks = [chunk({"role": "assistant", "content": ""})]
-    for start in range(0, len(entry.reasoning), size):
-        chunks.append(chunk({"reasoning_content": entry.reasoning[start : start + size]}))
-    for start in range(0, len(entry.text), size):
-        chunks.append(chunk({"content": entry.text[start : start + size]}))
-    for index, spec in enumerate(entry.tool_calls):
-        head = {
-            "index": index,
-            "id": _tool_call_id(index, spec),
-            "type": "function",
-            "function": {"name": spec.name, "arguments": ""},
-        }
-        chunks.append(chunk({"tool_calls": [head]}))
-        for start in range(0, len(spec.arguments), 64):
-            piece = {"index": index, "function": {"arguments": spec.arguments[start : start + 64]}}
-            chunks.append(chunk({"tool_calls": [piece]}))
-    chunks.append(chunk({}, _finish_reason(entry)))
-    if include_usage and not entry.omit_usage:
-        chunks.append(
-            {
-                "id": "chatcmpl-scripted",
-                "object": "chat.completion.chunk",
-                "created": int(time.time()),
-                "model": model,
-                "choices": [],
-                "usage": _usage(body, entry),
-            }
-        )
-    return chunks
 
 
 __all__ = [
