@@ -15,7 +15,7 @@ TEST_DATABASE_URL ?= postgres://atelier:atelier@127.0.0.1:5432/atelier
 FAST_TESTS := not docker and not stack and not browser
 TEST_WORKERS ?= auto
 
-.PHONY: help run test test-fast lint typecheck pytest pytest-fast pytest-rest venv system-run system-test system-test-fast sandbox-image platform-image bench bench-reference clean
+.PHONY: help run test test-fast checks images lint typecheck pytest pytest-fast pytest-rest venv system-run system-test system-test-fast sandbox-image platform-image bench bench-reference clean
 
 help:
 	@echo "make run    - install what is missing, then serve Atelier at http://localhost:8000"
@@ -79,7 +79,15 @@ pytest-rest: venv
 		-m "not ($(FAST_TESTS)) and not alone" --durations=30 $(PYTEST_ARGS)
 	DATABASE_URL=$(TEST_DATABASE_URL) $(VENV)/bin/pytest -m "not ($(FAST_TESTS)) and alone" --durations=10 $(PYTEST_ARGS)
 
-test: venv system-test sandbox-image lint typecheck pytest-fast pytest-rest
+# The images (minutes on a fresh machine, mostly downloads) build beside the checks and the fast tests,
+# which need none of them; the tests that start sandboxes and the production images come after both.
+test: venv system-test
+	$(MAKE) --no-print-directory -j2 --output-sync=target checks images
+	$(MAKE) --no-print-directory pytest-rest
+
+checks: lint typecheck pytest-fast
+
+images: sandbox-image platform-image
 
 test-fast: venv system-test-fast pytest-fast
 

@@ -63,7 +63,28 @@ CONNECT = (
 
 
 def _run(*argv: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(list(argv), check=True, capture_output=True, text=True)
+    done = subprocess.run(list(argv), capture_output=True, text=True)
+    assert done.returncode == 0, f"{' '.join(argv)} exited {done.returncode}: {done.stderr.strip()}"
+    return done
+
+
+def _wait_for_carrier(interface: str) -> None:
+    """A veth pair reports its carrier a moment after both ends are up; routes through it wait for that."""
+    carrier = Path("/sys/class/net") / interface / "carrier"
+    deadline = time.monotonic() + 10
+    while carrier.read_text().strip() != "1":
+        assert time.monotonic() < deadline, f"{interface} has no carrier after 10 s"
+        time.sleep(0.05)
+
+
+def _routes_of_the_host(routed: list[tuple[str, str, str]]) -> list[tuple[str, str]]:
+    """Routes this machine already has for the lab's addresses (a cloud VM may route its metadata host
+    explicitly): the lab borrows them for the test and gives them back."""
+    kept = []
+    for family, cidr, _ in routed:
+        for line in _run("ip", family, "route", "show", "exact", cidr).stdout.splitlines():
+            kept.append((family, line.strip()))
+    return kept
 
 
 def _host_connects(host: str, port: int) -> bool:
@@ -137,11 +158,13 @@ def lab() -> Iterator[str]:
     for family, cidr, _ in routed:
         setup.append(["ip", "-n", ns, family, "addr", "add", cidr, "dev", "lo"])
     server = None
+    borrowed = _routes_of_the_host(routed)
     try:
         for command in setup:
             _run(*command)
+        _wait_for_carrier(host_if)
         for family, cidr, via in routed:
-            _run("ip", family, "route", "add", cidr, "via", via, "dev", host_if)
+            _run("ip", family, "route", "replace", cidr, "via", via, "dev", host_if)
         server = subprocess.Popen(
             ["ip", "netns", "exec", ns, sys.executable, "-c", (
                 "import socket\ns=socket.socket(socket.AF_INET6)\n"
@@ -164,6 +187,8 @@ def lab() -> Iterator[str]:
             server.wait()
         subprocess.run(["ip", "link", "del", host_if], capture_output=True)  # takes the routes with it
         subprocess.run(["ip", "netns", "del", ns], capture_output=True)
+        for family, route in borrowed:
+            subprocess.run(["ip", family, "route", "replace", *route.split()], capture_output=True)
 
 
 def _start(net: NetworkSettings) -> DockerSandbox:
