@@ -46,7 +46,7 @@ from tests.support.role_world import (
 )
 
 GET, POST, PUT, PATCH, DELETE = "get", "post", "put", "patch", "delete"
-WEBHOOK_URL = "https://93.184.215.14/role-matrix-hook"  # how lists of webhooks show the world's
+WEBHOOK_URL = "https://93.184.215.14/role-matrix-hook"  # how lists of webhooks show the world's (role_world)
 
 
 @dataclass(frozen=True)
@@ -242,12 +242,6 @@ def change_schedule(answer: Answer) -> Rule:
     return rule
 
 
-def _with_a_webhook(world: World) -> None:
-    Webhook.objects.create(
-        workspace=world.workspace, url=WEBHOOK_URL, events=["run.succeeded"], secret="whsec_role_matrix"
-    )
-
-
 def _with_a_schedule(world: World) -> None:
     _with_the_workspaces_model(world)
     Schedule.objects.create(
@@ -262,7 +256,7 @@ def _with_a_schedule(world: World) -> None:
 
 
 def _more_webhooks(world: World) -> bool:
-    return Webhook.objects.count() > 0
+    return Webhook.objects.count() > 1
 
 
 def _webhook_off(world: World) -> bool:
@@ -437,8 +431,7 @@ ROWS = [
         GET,
         "/api/v1/workspaces/{slug}/webhooks",
         managers_only(Answer(200, listed=True)),
-        mark=lambda w: WEBHOOK_URL,
-        prepare=_with_a_webhook,
+        mark=lambda w: WEBHOOK_URL
     ),
     Row(
         POST,
@@ -448,33 +441,30 @@ ROWS = [
         writes=True,
         changed=_more_webhooks,
     ),
-    Row(GET, "/api/v1/webhooks/{webhook_id}", managers_only(Answer(200)), prepare=_with_a_webhook),
+    Row(GET, "/api/v1/webhooks/{webhook_id}", managers_only(Answer(200))),
     Row(
         PATCH,
         "/api/v1/webhooks/{webhook_id}",
         managers_only(Answer(200, changed=True)),
         body={"is_active": False},
         writes=True,
-        changed=_webhook_off,
-        prepare=_with_a_webhook,
+        changed=_webhook_off
     ),
     Row(
         DELETE,
         "/api/v1/webhooks/{webhook_id}",
         managers_only(Answer(204, changed=True)),
         writes=True,
-        changed=_webhook_gone,
-        prepare=_with_a_webhook,
+        changed=_webhook_gone
     ),
     Row(
         POST,
         "/api/v1/webhooks/{webhook_id}/test",
         managers_only(Answer(202, changed=True)),
         writes=True,
-        changed=_test_sent,
-        prepare=_with_a_webhook,
+        changed=_test_sent
     ),
-    Row(GET, "/api/v1/webhooks/{webhook_id}/deliveries", managers_only(Answer(200)), prepare=_with_a_webhook),
+    Row(GET, "/api/v1/webhooks/{webhook_id}/deliveries", managers_only(Answer(200))),
     Row(GET, "/api/v1/runs/{run_id}/schedule", read_schedule, per_creation=True, prepare=_with_a_schedule),
     Row(
         PUT,
@@ -505,7 +495,7 @@ ARGUMENTS: dict[tuple[str, str] | str, Callable[[World], Any]] = {
     ("artifacts", "artifact_id"): lambda w: w.artifact.pk,
     ("compare", "other_run_id"): lambda w: w.run.pk,  # the world's one run, with itself: nothing changed
     ("share-links", "share_link_id"): lambda w: w.share_link.pk,
-    ("webhooks", "webhook_id"): lambda w: Webhook.objects.values_list("pk", flat=True).first() or 0,
+    ("webhooks", "webhook_id"): lambda w: w.webhook.pk,
     "slug": lambda w: w.workspace.slug,
 }
 
