@@ -22,7 +22,8 @@ EVERYTHING = ["run.succeeded", "run.failed", "run.cancelled", "version.made", "s
 
 
 @pytest.fixture(autouse=True)
-def _no_broker(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
+def queued(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
+    """The deliveries sent to the broker (none is: the test looks at what would be)."""
     sent: list[Any] = []
     monkeypatch.setattr("creations.runs.queue.send_wake_up", lambda *args, **kwargs: None)
     monkeypatch.setattr("celery.current_app.send_task", lambda name, args: sent.append(args[0]))
@@ -43,7 +44,7 @@ def _events() -> list[str]:
 
 
 def test_runs_ending_and_new_versions_are_delivered_to_the_webhooks_that_asked(
-    team: Team, django_capture_on_commit_callbacks: Any, _no_broker: list[Any]
+    team: Team, django_capture_on_commit_callbacks: Any, queued: list[Any]
 ) -> None:
     endpoint = ModelEndpoint.objects.create(
         workspace=team.workspace, name="m", base_url="http://127.0.0.1:9/v1", model="m"
@@ -70,7 +71,7 @@ def test_runs_ending_and_new_versions_are_delivered_to_the_webhooks_that_asked(
     assert made.payload["data"]["run"]["version"] == 3
     assert made.payload["data"]["run"]["status"] == "timed_out"
     assert made.payload["data"]["creation"]["url"].endswith(f"/creations/{v1.creation_id}/")
-    assert sorted(_no_broker) == sorted(WebhookDelivery.objects.values_list("pk", flat=True))  # each one queued
+    assert sorted(queued) == sorted(WebhookDelivery.objects.values_list("pk", flat=True))  # each one queued
 
 
 def test_a_private_creation_makes_no_delivery(team: Team, django_capture_on_commit_callbacks: Any) -> None:
