@@ -44,6 +44,11 @@ class WebhookOut(Schema):
     )
 
     @staticmethod
+    def resolve_secret(webhook: Webhook) -> str | None:
+        """Never read from the webhook: the operation that makes one sets it on its answer."""
+        return None
+
+    @staticmethod
     def resolve_workspace(webhook: Webhook) -> str:
         return webhook.workspace.slug
 
