@@ -24,11 +24,14 @@ from api.operations.language_models import router as language_models_router
 from api.operations.messages import router as messages_router
 from api.operations.runs import router as runs_router
 from api.operations.runs import workspace_router as workspace_runs_router
+from api.operations.schedules import router as schedules_router
 from api.operations.share_links import link_router as share_links_router
 from api.operations.share_links import router as run_share_links_router
 from api.operations.share_links import workspace_router as workspace_share_links_router
 from api.operations.usage import router as usage_router
 from api.operations.versions import router as versions_router
+from api.operations.webhooks import router as webhooks_router
+from api.operations.webhooks import workspace_router as workspace_webhooks_router
 from api.operations.workspaces import router as workspaces_router
 from api.problems import MEDIA_TYPE, TITLES, Problem, install_problem_handlers
 from api.throttling import PerCallerRateLimit
@@ -96,3 +99,6 @@ api.add_router("/artifacts", artifacts_router)
 api.add_router("/workspaces", workspace_share_links_router)
 api.add_router("/runs", run_share_links_router)
 api.add_router("/share-links", share_links_router)
+api.add_router("/workspaces", workspace_webhooks_router)
+api.add_router("/webhooks", webhooks_router)
+api.add_router("/runs", schedules_router)

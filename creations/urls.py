@@ -29,4 +29,6 @@ urlpatterns = [
     path("artifacts/<int:pk>/", artifacts.artifact_detail, name="artifact_detail"),
     path("artifacts/<int:pk>/use/", artifacts.artifact_use, name="artifact_use"),
     path("", include("creations.sharing.urls")),
+    path("", include("creations.webhooks.urls")),
+    path("", include("creations.schedules.urls")),
 ]

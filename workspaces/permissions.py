@@ -7,6 +7,9 @@ artifact, uploading inputs for a run, talking to a running agent), by the servic
 the API and the pages alike: `may_start_runs`. Share links (a creation shown to anyone
 with the link) are made by those who may start runs, for what they may see; owners and
 admins see and revoke every link of the workspace: `may_share`, `may_manage_share_links`.
+Webhooks (the workspace's receivers, told when its runs end) are set up by owners and admins:
+`may_manage_webhooks`. A creation refreshed on a schedule runs as the person who set it, so
+setting or clearing one is starting runs: `may_schedule_refreshes`.
 """
 
 from django.contrib.auth.models import AnonymousUser, User
@@ -19,6 +22,8 @@ from workspaces.selectors import membership_get
 START_RUNS_REFUSED = "Only owners, admins and members of this workspace can start runs."
 SHARE_REFUSED = "Only owners, admins and members of this workspace can make share links."
 REVOKE_SHARE_REFUSED = "You can revoke the share links you made; owners and admins can revoke any."
+WEBHOOKS_REFUSED = "Only owners and admins of this workspace can see and change its webhooks."
+SCHEDULE_REFUSED = "Only owners, admins and members of this workspace can set or clear a schedule."
 
 
 def workspace_membership_or_404(*, slug: str, user: User | AnonymousUser) -> Membership:
@@ -64,3 +69,15 @@ def may_revoke_share_link(membership: Membership | None, *, made_by_id: int | No
     if may_manage_share_links(membership):
         return True
     return may_share(membership) and made_by_id is not None and made_by_id == user.pk
+
+
+def may_manage_webhooks(membership: Membership | None) -> bool:
+    """Whether a membership lets its person see, add, change and test the workspace's webhooks
+    (their deliveries name every workspace-visible creation's runs): owners and admins."""
+    return membership is not None and membership.can_manage
+
+
+def may_schedule_refreshes(membership: Membership | None) -> bool:
+    """Whether a membership lets its person set or clear a creation's schedule (for a creation
+    they may see): each refresh is a run started in their name, so those who may start runs."""
+    return may_start_runs(membership)

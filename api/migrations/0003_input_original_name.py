@@ -4,15 +4,14 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('api', '0002_staged_input'),
+        ("api", "0002_staged_input"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='stagedinput',
-            name='original_name',
+            model_name="stagedinput",
+            name="original_name",
             field=models.CharField(blank=True, max_length=255),
         ),
     ]

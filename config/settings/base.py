@@ -41,6 +41,8 @@ INSTALLED_APPS = [
     "sandboxes",
     "creations",
     "creations.sharing",  # share links and embeds: a creation shown to anyone with the link
+    "creations.webhooks",  # a workspace's receivers, told (signed, retried) when runs end
+    "creations.schedules",  # creations refreshed on a schedule by Celery beat
     "ninja",
     "api",
     "config",  # its management command builds the deployment's images (config/platform_image.py)

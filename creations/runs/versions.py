@@ -41,3 +41,19 @@ def run_continuation(run: Run, *, left_out: str = "") -> Continuation | None:
         left_out=left_out,
         renamed_inputs=renamed_inputs(run.creation),
     )
+
+
+def version_files(run: Run) -> dict[str, str]:
+    """Each file `run` left, by path, with its SHA-256 (blank for files stored before it was recorded)."""
+    return dict(run.artifacts.values_list("path", "sha256"))
+
+
+def files_identical_to_parent(run: Run) -> bool:
+    """Whether `run` left exactly the files of the version it continues from: the same paths with
+    the same bytes (SHA-256). False for a first version, and when either side has a file whose
+    digest was never recorded (nothing proves them equal)."""
+    if run.parent_id is None:
+        return False
+    parent = Run.objects.only("pk").get(pk=run.parent_id)
+    mine, theirs = version_files(run), version_files(parent)
+    return mine == theirs and all(mine.values())

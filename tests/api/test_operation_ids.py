@@ -32,6 +32,16 @@ PUBLISHED = {
     ("GET", "/api/v1/runs/{run_id}/share-links"): "api_endpoints_share_links_list_share_links",
     ("GET", "/api/v1/workspaces/{slug}/share-links"): "api_endpoints_share_links_list_workspace_share_links",
     ("POST", "/api/v1/share-links/{share_link_id}/revoke"): "api_endpoints_share_links_revoke_share_link",
+    ("GET", "/api/v1/workspaces/{slug}/webhooks"): "api_endpoints_webhooks_list_webhooks",
+    ("POST", "/api/v1/workspaces/{slug}/webhooks"): "api_endpoints_webhooks_create_webhook",
+    ("GET", "/api/v1/webhooks/{webhook_id}"): "api_endpoints_webhooks_get_webhook",
+    ("PATCH", "/api/v1/webhooks/{webhook_id}"): "api_endpoints_webhooks_update_webhook",
+    ("DELETE", "/api/v1/webhooks/{webhook_id}"): "api_endpoints_webhooks_delete_webhook",
+    ("POST", "/api/v1/webhooks/{webhook_id}/test"): "api_endpoints_webhooks_test_webhook",
+    ("GET", "/api/v1/webhooks/{webhook_id}/deliveries"): "api_endpoints_webhooks_list_deliveries",
+    ("GET", "/api/v1/runs/{run_id}/schedule"): "api_endpoints_schedules_get_schedule",
+    ("PUT", "/api/v1/runs/{run_id}/schedule"): "api_endpoints_schedules_set_schedule",
+    ("DELETE", "/api/v1/runs/{run_id}/schedule"): "api_endpoints_schedules_clear_schedule",
 }
 
 

@@ -26,7 +26,9 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from api.models import StagedInput
 from api.v1 import api
 from creations.models import Creation, Run
+from creations.schedules.models import Schedule
 from creations.sharing.models import ShareLink
+from creations.webhooks.models import Webhook, WebhookDelivery
 from tests.support.api import ApiClient, token_for
 from tests.support.role_world import (
     ANONYMOUS,
@@ -43,7 +45,8 @@ from tests.support.role_world import (
     world_for_case,
 )
 
-GET, POST = "get", "post"
+GET, POST, PUT, PATCH, DELETE = "get", "post", "put", "patch", "delete"
+WEBHOOK_URL = "https://93.184.215.14/role-matrix-hook"  # how lists of webhooks show the world's (role_world)
 
 
 @dataclass(frozen=True)
@@ -205,6 +208,77 @@ def revoke_share_link(who: str, visibility: str) -> Answer:
     return FORBIDDEN if who in MEMBERS and sees(who, visibility) else NOT_FOUND
 
 
+def managers_only(answer: Answer) -> Rule:
+    """A workspace's webhooks: owners and admins; the others who belong to it are refused, outsiders
+    told it does not exist."""
+
+    def rule(who: str, visibility: str) -> Answer:
+        if who == ANONYMOUS:
+            return UNAUTHORIZED
+        if who not in MEMBERS:
+            return NOT_FOUND
+        return answer if who in MANAGERS else FORBIDDEN
+
+    return rule
+
+
+def read_schedule(who: str, visibility: str) -> Answer:
+    if who == ANONYMOUS:
+        return UNAUTHORIZED
+    return Answer(200) if sees(who, visibility) and who in MEMBERS else NOT_FOUND
+
+
+def change_schedule(answer: Answer) -> Rule:
+    """Setting or clearing a schedule starts runs in one's name: for those who see the creation and
+    may start runs in its workspace."""
+
+    def rule(who: str, visibility: str) -> Answer:
+        if who == ANONYMOUS:
+            return UNAUTHORIZED
+        if not sees(who, visibility):
+            return NOT_FOUND
+        return answer if who in CREATORS else FORBIDDEN
+
+    return rule
+
+
+def _with_a_schedule(world: World) -> None:
+    _with_the_workspaces_model(world)
+    Schedule.objects.create(
+        creation=world.creation,
+        cadence="daily",
+        cron="0 6 * * *",
+        instruction="update the figures",
+        set_by=world.run.creation.author,
+        set_at=world.run.created_at,
+        next_run_at=world.run.created_at,
+    )
+
+
+def _more_webhooks(world: World) -> bool:
+    return Webhook.objects.count() > 1
+
+
+def _webhook_off(world: World) -> bool:
+    return Webhook.objects.filter(is_active=False).exists()
+
+
+def _webhook_gone(world: World) -> bool:
+    return not Webhook.objects.exists()
+
+
+def _test_sent(world: World) -> bool:
+    return WebhookDelivery.objects.filter(event="ping").exists()
+
+
+def _scheduled(world: World) -> bool:
+    return Schedule.objects.filter(creation=world.creation).exists()
+
+
+def _schedule_cleared(world: World) -> bool:
+    return not Schedule.objects.exists()
+
+
 def _more_share_links(world: World) -> bool:
     return ShareLink.objects.count() > 1
 
@@ -353,6 +427,64 @@ ROWS = [
         per_creation=True,
         changed=_revoked,
     ),
+    Row(
+        GET,
+        "/api/v1/workspaces/{slug}/webhooks",
+        managers_only(Answer(200, listed=True)),
+        mark=lambda w: WEBHOOK_URL
+    ),
+    Row(
+        POST,
+        "/api/v1/workspaces/{slug}/webhooks",
+        managers_only(Answer(201, changed=True)),
+        body={"url": WEBHOOK_URL, "events": ["run.succeeded", "version.made"]},
+        writes=True,
+        changed=_more_webhooks,
+    ),
+    Row(GET, "/api/v1/webhooks/{webhook_id}", managers_only(Answer(200))),
+    Row(
+        PATCH,
+        "/api/v1/webhooks/{webhook_id}",
+        managers_only(Answer(200, changed=True)),
+        body={"is_active": False},
+        writes=True,
+        changed=_webhook_off
+    ),
+    Row(
+        DELETE,
+        "/api/v1/webhooks/{webhook_id}",
+        managers_only(Answer(204, changed=True)),
+        writes=True,
+        changed=_webhook_gone
+    ),
+    Row(
+        POST,
+        "/api/v1/webhooks/{webhook_id}/test",
+        managers_only(Answer(202, changed=True)),
+        writes=True,
+        changed=_test_sent
+    ),
+    Row(GET, "/api/v1/webhooks/{webhook_id}/deliveries", managers_only(Answer(200))),
+    Row(GET, "/api/v1/runs/{run_id}/schedule", read_schedule, per_creation=True, prepare=_with_a_schedule),
+    Row(
+        PUT,
+        "/api/v1/runs/{run_id}/schedule",
+        change_schedule(Answer(200, changed=True)),
+        body={"cadence": "weekly", "weekday": 0, "instruction": "update the figures"},
+        writes=True,
+        per_creation=True,
+        changed=_scheduled,
+        prepare=_with_the_workspaces_model,
+    ),
+    Row(
+        DELETE,
+        "/api/v1/runs/{run_id}/schedule",
+        change_schedule(Answer(204, changed=True)),
+        writes=True,
+        per_creation=True,
+        changed=_schedule_cleared,
+        prepare=_with_a_schedule,
+    ),
 ]
 
 
@@ -363,6 +495,7 @@ ARGUMENTS: dict[tuple[str, str] | str, Callable[[World], Any]] = {
     ("artifacts", "artifact_id"): lambda w: w.artifact.pk,
     ("compare", "other_run_id"): lambda w: w.run.pk,  # the world's one run, with itself: nothing changed
     ("share-links", "share_link_id"): lambda w: w.share_link.pk,
+    ("webhooks", "webhook_id"): lambda w: w.webhook.pk,
     "slug": lambda w: w.workspace.slug,
 }
 
@@ -448,6 +581,9 @@ def check_case(case: Case, world: World, settings: Any) -> None:
     url = _url(case.row, world)
     if case.row.method == GET:
         response = client.get(url)
+    elif case.row.method in (PUT, PATCH, DELETE):
+        sent = case.row.body(world) if callable(case.row.body) else case.row.body
+        response = client.send(case.row.method, url, sent)
     elif case.row.multipart:
         assert isinstance(case.row.body, dict)
         files = {name: SimpleUploadedFile(value, b"a,b\n1,2\n") for name, value in case.row.body.items()}

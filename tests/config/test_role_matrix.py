@@ -31,7 +31,9 @@ from django.urls import Resolver404, resolve, reverse
 
 from api.models import PersonalAccessToken
 from creations.models import Creation, Run, RunMessage
+from creations.schedules.models import Schedule
 from creations.sharing.models import ShareLink
+from creations.webhooks.models import Webhook, WebhookDelivery
 from sandboxes.agent import demo_follow_ups
 from tests.support.fixtures.accounts import PASSWORD
 from tests.support.role_outcomes import (
@@ -164,6 +166,33 @@ def _revoke_share_link(who: str, visibility: str) -> Outcome:
     if who in MANAGERS:
         return done(to="workspace_share_links")
     return FORBIDDEN if who in MEMBERS and sees(who, visibility) else NOT_FOUND
+
+
+def _schedule_page(outcome: Outcome) -> Rule:
+    """A creation's schedule page: for those who see it and may start runs in its workspace; the others
+    who see it are told who may. The world's creation uses the demo model, which cannot refresh on a
+    schedule: a POST is refused, saying so."""
+
+    def rule(who: str, visibility: str) -> Outcome:
+        if who == ANONYMOUS:
+            return LOGIN
+        if not sees(who, visibility):
+            return NOT_FOUND
+        return outcome if who in CREATORS else refused(403)
+
+    return rule
+
+
+def _clear_schedule(who: str, visibility: str) -> Outcome:
+    """The world's creation has no schedule: those who may clear one are sent back to its page."""
+    if who == ANONYMOUS:
+        return LOGIN
+    if not sees(who, visibility):
+        return NOT_FOUND
+    return redirect("creation_detail") if who in CREATORS else FORBIDDEN
+
+
+WEBHOOK_PAGE = members(MANAGERS, OK, otherwise=FORBIDDEN)
 
 
 def _use_artifact(who: str, visibility: str) -> Outcome:
@@ -390,6 +419,47 @@ ROWS = [
     Row("share_file", {GET: anyone(OK)}, per_creation=True),
     # Asked without the URL to embed, which is all a row can send: told to name one (tests/creations/sharing).
     Row("share_oembed", {GET: anyone(Outcome(400))}),
+    # Webhooks: the workspace's owners and admins; the other members are told who may.
+    Row(
+        "workspace_webhooks",
+        {GET: members(MANAGERS, OK, otherwise=refused(403)), POST: members(MANAGERS, done(200), refused(403))},
+        data={"url": "https://93.184.215.14/another-hook", "events": "run.failed"},
+        changed=lambda w, actor: Webhook.objects.count() > 1,
+    ),
+    Row(
+        "webhook_detail",
+        {GET: WEBHOOK_PAGE, POST: members(MANAGERS, done(to="webhook_detail"), otherwise=FORBIDDEN)},
+        data={"url": "https://93.184.215.14/role-matrix-hook", "events": "run.failed"},
+        changed=lambda w, actor: Webhook.objects.filter(pk=w.webhook.pk, events=["run.failed"]).exists(),
+    ),
+    Row(
+        "webhook_test",
+        {GET: POST_ONLY, POST: members(MANAGERS, done(to="webhook_detail"), otherwise=FORBIDDEN)},
+        changed=lambda w, actor: WebhookDelivery.objects.filter(event="ping").exists(),
+    ),
+    Row(
+        "webhook_secret",
+        {GET: POST_ONLY, POST: members(MANAGERS, done(200), otherwise=FORBIDDEN)},
+        changed=lambda w, actor: Webhook.objects.get(pk=w.webhook.pk).secret != "whsec_role_matrix",
+    ),
+    Row(
+        "webhook_delete",
+        {GET: POST_ONLY, POST: members(MANAGERS, done(to="workspace_webhooks"), otherwise=FORBIDDEN)},
+        changed=lambda w, actor: not Webhook.objects.filter(pk=w.webhook.pk).exists(),
+    ),
+    # Schedules: setting one starts runs in one's name.
+    Row(
+        "creation_schedule",
+        {GET: _schedule_page(OK), POST: _schedule_page(refused(400))},
+        data={"cadence": "daily", "at": "06:00", "instruction": "update the figures"},
+        changed=lambda w, actor: Schedule.objects.exists(),
+        per_creation=True,
+    ),
+    Row(
+        "creation_schedule_clear",
+        {GET: POST_ONLY, POST: _clear_schedule},
+        per_creation=True,
+    ),
 ]
 
 # Cases where the platform contradicts the rule above: each must fail until it is fixed.

@@ -32,6 +32,13 @@ class ApiClient:
             kwargs.setdefault("content_type", "application/json")
         return self.client.post(path, data, headers=headers, **kwargs)
 
+    def send(self, method: str, path: str, data: Any = None, **kwargs: Any) -> Any:
+        """PUT, PATCH or DELETE, with a JSON body if `data` is given."""
+        headers = {**self.headers, **kwargs.pop("headers", {})}
+        if data is not None:
+            kwargs.setdefault("content_type", "application/json")
+        return getattr(self.client, method)(path, data, headers=headers, **kwargs)
+
     def delete(self, path: str, **kwargs: Any) -> Any:
         return self.client.delete(path, headers={**self.headers, **kwargs.pop("headers", {})}, **kwargs)
 

@@ -30,6 +30,7 @@ from creations.models import Artifact, Creation, Run, RunEvent, RunStatus, Visib
 from creations.runs.state import run_finish
 from creations.sharing.models import ShareLink
 from creations.sharing.services import share_link_create
+from creations.webhooks.models import Webhook
 from tests.support.artifacts import Output, add_artifact
 from tests.support.factories import ModelEndpointFactory, RunFactory
 from tests.support.fixtures.accounts import make_user
@@ -66,6 +67,7 @@ class World:
     endpoint: ModelEndpoint
     share_link: ShareLink
     share_token: str  # the share link's token, as its URL carries it
+    webhook: Webhook  # the workspace's one webhook, added by its owner
 
 
 CALL = {"step": 1, "call_id": "c1", "name": "execute_bash", "arguments": {"command": "ls"}}
@@ -120,6 +122,13 @@ def build_world(visibility: str) -> World:
         endpoint=ModelEndpointFactory.create(workspace=workspace),
         share_link=shared.link,
         share_token=shared.token or "",
+        webhook=Webhook.objects.create(
+            workspace=workspace,
+            url="https://93.184.215.14/role-matrix-hook",
+            events=["run.succeeded"],
+            secret="whsec_role_matrix",
+            created_by=owner,
+        ),
     )
 
 
@@ -170,6 +179,7 @@ ARGUMENTS: dict[tuple[str, str] | str, Argument] = {
     ("models", "pk"): lambda w, actor, target: w.endpoint.pk,
     ("invitations", "token"): lambda w, actor, target: w.token,
     ("share-links", "pk"): lambda w, actor, target: w.share_link.pk,
+    ("webhooks", "pk"): lambda w, actor, target: w.webhook.pk,
     # The share link's own address on the artifact origin, and its embed of the world's artifact.
     ("s", "token"): lambda w, actor, target: w.share_token,
     ("embed", "artifact_id"): lambda w, actor, target: w.artifact.pk,

@@ -1,0 +1,16 @@
+"""Celery task for webhook deliveries: thin; the attempt is `services.delivery_attempt`."""
+
+from __future__ import annotations
+
+from celery import Task, shared_task
+
+from creations.webhooks.services import DELIVER_TASK_NAME, delivery_attempt
+
+
+@shared_task(bind=True, name=DELIVER_TASK_NAME, max_retries=None, ignore_result=True)
+def deliver_webhook(self: Task, delivery_id: int) -> None:
+    """One attempt; a failed one is retried by Celery after the delay the service says
+    (growing each time), until the service says no more (WEBHOOK_MAX_ATTEMPTS)."""
+    outcome = delivery_attempt(delivery_id=delivery_id)
+    if outcome.retry_in is not None:
+        raise self.retry(countdown=outcome.retry_in)
