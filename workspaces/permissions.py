@@ -7,6 +7,9 @@ artifact, uploading inputs for a run, talking to a running agent), by the servic
 the API and the pages alike: `may_start_runs`. Share links (a creation shown to anyone
 with the link) are made by those who may start runs, for what they may see; owners and
 admins see and revoke every link of the workspace: `may_share`, `may_manage_share_links`.
+Comments under a creation are written by those who may start runs, and by viewers when their
+workspace allows it; each person edits their own, and owners and admins delete any:
+`may_comment`, `may_edit_comment`, `may_delete_comment`.
 """
 
 from django.contrib.auth.models import AnonymousUser, User
@@ -19,6 +22,9 @@ from workspaces.selectors import membership_get
 START_RUNS_REFUSED = "Only owners, admins and members of this workspace can start runs."
 SHARE_REFUSED = "Only owners, admins and members of this workspace can make share links."
 REVOKE_SHARE_REFUSED = "You can revoke the share links you made; owners and admins can revoke any."
+COMMENT_REFUSED = "Only owners, admins and members of this workspace can comment here (viewers too, if its settings allow)."
+EDIT_COMMENT_REFUSED = "You can edit only the comments you wrote."
+DELETE_COMMENT_REFUSED = "You can delete the comments you wrote; owners and admins can delete any."
 
 
 def workspace_membership_or_404(*, slug: str, user: User | AnonymousUser) -> Membership:
@@ -64,3 +70,25 @@ def may_revoke_share_link(membership: Membership | None, *, made_by_id: int | No
     if may_manage_share_links(membership):
         return True
     return may_share(membership) and made_by_id is not None and made_by_id == user.pk
+
+
+def may_comment(membership: Membership | None, *, workspace: Workspace) -> bool:
+    """Whether a membership of `workspace` lets its person comment on the creations they see:
+    owners, admins and members; viewers when the workspace's `viewers_may_comment` is on."""
+    if membership is None:
+        return False
+    return may_start_runs(membership) or workspace.viewers_may_comment
+
+
+def may_edit_comment(
+    membership: Membership | None, *, workspace: Workspace, author_id: int | None, user: User | AnonymousUser
+) -> bool:
+    """Authors edit their own comments while they may still comment; nobody edits another's words."""
+    return may_comment(membership, workspace=workspace) and author_id is not None and author_id == user.pk
+
+
+def may_delete_comment(membership: Membership | None, *, author_id: int | None, user: User | AnonymousUser) -> bool:
+    """Authors delete their own comments while they belong to the workspace; owners and admins any."""
+    if membership is None:
+        return False
+    return membership.can_manage or (author_id is not None and author_id == user.pk)

@@ -41,6 +41,8 @@ INSTALLED_APPS = [
     "sandboxes",
     "creations",
     "creations.sharing",  # share links and embeds: a creation shown to anyone with the link
+    "creations.comments",  # comments under a creation, with @mentions
+    "creations.notifications",  # the bell, notification e-mails, following a creation
     "ninja",
     "api",
     "config",  # its management command builds the deployment's images (config/platform_image.py)
@@ -76,6 +78,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "workspaces.context_processors.workspaces",
+                "creations.notifications.context_processors.notifications",
             ],
         },
     },
