@@ -32,6 +32,15 @@ PUBLISHED = {
     ("GET", "/api/v1/runs/{run_id}/share-links"): "api_endpoints_share_links_list_share_links",
     ("GET", "/api/v1/workspaces/{slug}/share-links"): "api_endpoints_share_links_list_workspace_share_links",
     ("POST", "/api/v1/share-links/{share_link_id}/revoke"): "api_endpoints_share_links_revoke_share_link",
+    ("GET", "/api/v1/runs/{run_id}/comments"): "api_endpoints_comments_list_comments",
+    ("POST", "/api/v1/runs/{run_id}/comments"): "api_endpoints_comments_create_comment",
+    ("PATCH", "/api/v1/comments/{comment_id}"): "api_endpoints_comments_edit_comment",
+    ("DELETE", "/api/v1/comments/{comment_id}"): "api_endpoints_comments_delete_comment",
+    ("GET", "/api/v1/notifications"): "api_endpoints_notifications_list_notifications",
+    ("POST", "/api/v1/notifications/read"): "api_endpoints_notifications_read_all_notifications",
+    ("POST", "/api/v1/notifications/{notification_id}/read"): "api_endpoints_notifications_read_notification",
+    ("GET", "/api/v1/notifications/settings"): "api_endpoints_notifications_get_notification_settings",
+    ("PUT", "/api/v1/notifications/settings"): "api_endpoints_notifications_put_notification_settings",
 }
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from django.contrib.auth.models import User
@@ -31,6 +32,13 @@ class ApiClient:
         if not multipart:
             kwargs.setdefault("content_type", "application/json")
         return self.client.post(path, data, headers=headers, **kwargs)
+
+    def send(self, method: str, path: str, data: Any = None, **kwargs: Any) -> Any:
+        """Another method with a JSON body (PATCH, PUT)."""
+        headers = {**self.headers, **kwargs.pop("headers", {})}
+        return getattr(self.client, method.lower())(
+            path, json.dumps(data), content_type="application/json", headers=headers, **kwargs
+        )
 
     def delete(self, path: str, **kwargs: Any) -> Any:
         return self.client.delete(path, headers={**self.headers, **kwargs.pop("headers", {})}, **kwargs)
