@@ -9,12 +9,24 @@ import sys
 import textwrap
 from typing import NoReturn
 
-from atelier_cli.commands import cancel, create, follow, login, refine, runs, say, share, versions
+from atelier_cli.commands import (
+    cancel,
+    comments,
+    create,
+    follow,
+    login,
+    notifications,
+    refine,
+    runs,
+    say,
+    share,
+    versions,
+)
 from atelier_cli.errors import CliError, Interrupted, UsageError
 from atelier_cli.exit_status import HELP_WIDTH, ExitStatus, exit_status_table
 from atelier_cli.output import notices_as_json, report_error
 
-COMMANDS = (login, create, runs, follow, cancel, refine, say, versions, share)
+COMMANDS = (login, create, runs, follow, cancel, refine, say, versions, share, comments, notifications)
 EPILOG = (
     "Start with `atelier login`. `atelier COMMAND --help` explains each command. With --json, a command prints "
     "its result as JSON on stdout and nothing else there, and an error as a JSON object on stderr."
