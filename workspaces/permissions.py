@@ -22,7 +22,9 @@ from workspaces.selectors import membership_get
 START_RUNS_REFUSED = "Only owners, admins and members of this workspace can start runs."
 SHARE_REFUSED = "Only owners, admins and members of this workspace can make share links."
 REVOKE_SHARE_REFUSED = "You can revoke the share links you made; owners and admins can revoke any."
-COMMENT_REFUSED = "Only owners, admins and members of this workspace can comment here (viewers too, if its settings allow)."
+COMMENT_REFUSED = (
+    "Only owners, admins and members of this workspace can comment here (viewers too, if its settings allow)."
+)
 EDIT_COMMENT_REFUSED = "You can edit only the comments you wrote."
 DELETE_COMMENT_REFUSED = "You can delete the comments you wrote; owners and admins can delete any."
 

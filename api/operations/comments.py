@@ -65,7 +65,8 @@ def list_comments(request: HttpRequest, run_id: int) -> list[CommentOut]:
     summary="Comment on a run's creation",
     description=(
         "On the creation as a whole, or with `on_version` on this run's version. Members it mentions "
-        "(@username) are told. Owners, admins and members comment; viewers when their workspace allows it (403 otherwise)."
+        "(@username) are told. Owners, admins and members comment; viewers when their workspace allows it "
+        "(403 otherwise)."
     ),
 )
 def create_comment(request: HttpRequest, run_id: int, payload: CommentIn) -> Status[CommentOut]:
@@ -84,7 +85,9 @@ def create_comment(request: HttpRequest, run_id: int, payload: CommentIn) -> Sta
     auth=WRITE,
     response=CommentOut,
     summary="Edit your comment",
-    description="Only its author may (403 for the others who read it). Members it now mentions for the first time are told.",
+    description=(
+        "Only its author may (403 for the others who read it). Members it now mentions for the first time are told."
+    ),
 )
 def edit_comment(request: HttpRequest, comment_id: int, payload: CommentEditIn) -> CommentOut:
     user = caller(request)

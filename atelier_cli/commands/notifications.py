@@ -111,7 +111,9 @@ def run_list(args: argparse.Namespace) -> ExitStatus:
 
 def run_read(args: argparse.Namespace) -> ExitStatus:
     if bool(args.ids) == bool(args.all):
-        raise UsageError("name the notifications to mark read, or give --all", usage="", prog="atelier notifications read")
+        raise UsageError(
+            "name the notifications to mark read, or give --all", usage="", prog="atelier notifications read"
+        )
     with api_client() as client:
         if args.all:
             marked = client.post("/notifications/read", READ_ALL).marked_read

@@ -29,9 +29,8 @@ def _checked_text(text: str) -> str:
     if not text:
         raise ValidationError({"text": "Write something first: the comment is empty."})
     if len(text) > COMMENT_MAX_CHARS:
-        raise ValidationError(
-            {"text": f"The comment is {len(text):,} characters long, over its limit of {COMMENT_MAX_CHARS:,}: shorten it."}
-        )
+        too_long = f"The comment is {len(text):,} characters long, over its limit of {COMMENT_MAX_CHARS:,}: shorten it."
+        raise ValidationError({"text": too_long})
     return text
 
 

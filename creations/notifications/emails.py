@@ -68,7 +68,8 @@ def notification_email_send(notification_id: int) -> bool:
         again = notification.email_attempts < settings.NOTIFICATION_EMAIL_ATTEMPTS
         status = EmailStatus.PENDING if again else EmailStatus.FAILED
         Notification.objects.filter(pk=notification_id).update(email_status=status)
-        log.warning("Notification %s's e-mail was not sent (attempt %s): %s", notification_id, notification.email_attempts, error)
+        attempt = notification.email_attempts
+        log.warning("Notification %s's e-mail was not sent (attempt %s): %s", notification_id, attempt, error)
         if again:
             raise SendAgainLater(str(error)) from error
         return False

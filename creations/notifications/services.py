@@ -18,7 +18,14 @@ from django.utils import timezone
 from creations.access import creation_visible
 from creations.comments.models import Comment
 from creations.models import Creation, Run
-from creations.notifications.models import KINDS_NOT_MAILED, EmailStatus, Follow, Kind, Notification, NotificationSetting
+from creations.notifications.models import (
+    KINDS_NOT_MAILED,
+    EmailStatus,
+    Follow,
+    Kind,
+    Notification,
+    NotificationSetting,
+)
 from creations.notifications.selectors import Choice, settings_of
 from creations.notifications.sending import send_email_on_commit
 from workspaces.selectors import membership_get
@@ -102,7 +109,8 @@ def notification_settings_save(*, user: User, choices: Iterable[Choice]) -> None
     choices = list(choices)
     for choice in choices:
         if choice.kind not in Kind.values:
-            raise ValidationError({"kind": f"“{choice.kind}” is not a kind of notification: use one of {', '.join(Kind.values)}."})
+            kinds = ", ".join(Kind.values)
+            raise ValidationError({"kind": f"“{choice.kind}” is not a kind of notification: use one of {kinds}."})
     for choice in choices:
         NotificationSetting.objects.update_or_create(
             user=user,

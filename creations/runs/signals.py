@@ -24,4 +24,5 @@ run_waiting = Signal()
 def send_robustly(signal: Signal, **kwargs: Any) -> None:
     for receiver, answer in signal.send_robust(sender=None, **kwargs):
         if isinstance(answer, Exception):
-            log.error("A listener of a run's change failed (%s): %r", getattr(receiver, "__qualname__", receiver), answer)
+            name = getattr(receiver, "__qualname__", receiver)
+            log.error("A listener of a run's change failed (%s): %r", name, answer)

@@ -116,7 +116,8 @@ def test_a_mention_in_a_comment_rings_the_bell_of_the_one_mentioned(web: Web, te
         page = web.page()
         web.sign_in(page, team.owner.username, PASSWORD)
         page.goto(creation_url)
-        page.get_by_label("Comment", exact=True).fill(f"<b>Lovely</b>, but the logo is too small, @{team.member.username}")
+        text = f"<b>Lovely</b>, but the logo is too small, @{team.member.username}"
+        page.get_by_label("Comment", exact=True).fill(text)
         page.get_by_role("button", name="Comment", exact=True).click()
         comment = page.locator("[data-role=comment]")
         expect(comment).to_contain_text("<b>Lovely</b>, but the logo is too small")  # text, never markup

@@ -21,8 +21,8 @@ class Inbox:
     received: list[EmailMessage] = field(default_factory=list)
     recipients: list[list[str]] = field(default_factory=list)
 
-    async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:  # noqa: N802 - aiosmtpd's name
-        self.received.append(message_from_bytes(envelope.content, policy=policy.default))  # type: ignore[arg-type]
+    async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
+        self.received.append(message_from_bytes(envelope.content, policy=policy.default))
         self.recipients.append(list(envelope.rcpt_tos))
         return "250 Message accepted for delivery"
 

@@ -30,6 +30,7 @@ from creations.comments.selectors import comments_shown
 from creations.comments.services import comment_create
 from creations.events.trajectory import NotKept, run_trajectory
 from creations.models import Creation, Run
+from creations.notifications.selectors import follows
 from creations.runs.admission import RunQueueFull
 from creations.runs.inputs import INPUT_NAME_RULE, input_renames
 from creations.runs.services import (
@@ -42,7 +43,6 @@ from creations.runs.services import (
 )
 from creations.web.attachments import attachments_for
 from creations.web.csp import with_platform_csp
-from creations.notifications.selectors import follows
 from creations.web.forms import CommentForm, CreationForm, DeleteCreationForm, ForkForm, RefineForm
 from creations.web.selectors import compare_default, run_artifact_page, version_rows
 from creations.web.starters import starter_get, starters

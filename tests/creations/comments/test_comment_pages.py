@@ -5,6 +5,8 @@ comment is refused with its text kept; outsiders of a public creation see no con
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from django.test import Client
 from django.urls import reverse
@@ -28,7 +30,7 @@ def run(team: Team) -> Run:
     return made
 
 
-def post_comment(client: Client, run: Run, text: str, *, on_version: bool = False) -> object:
+def post_comment(client: Client, run: Run, text: str, *, on_version: bool = False) -> Any:
     data = {"text": text, "run": str(run.pk)} | ({"on_version": "on"} if on_version else {})
     return client.post(reverse("creation_comment", args=[run.creation_id]), data)
 
@@ -43,7 +45,7 @@ def test_a_comment_with_a_mention_is_shown_escaped_and_tells_the_one_mentioned(
     assert answer["Location"] == f"/creations/{run.creation_id}/?run={run.pk}#comment-{comment.pk}"
     assert comment.run_id == run.pk
     page = client.get(reverse("creation_detail", args=[run.creation_id])).content.decode()
-    assert "&lt;b&gt;bold?&lt;/b&gt; <span class=\"mention\">@bob</span> the logo is too small" in page
+    assert '&lt;b&gt;bold?&lt;/b&gt; <span class="mention">@bob</span> the logo is too small' in page
     assert "on v1" in page
     assert Notification.objects.get(recipient=team.member).kind == Kind.MENTION
 

@@ -39,7 +39,10 @@ def inbox(settings: Any) -> Iterator[Inbox]:
 @pytest.fixture
 def run(team: Team) -> Run:
     return RunFactory.create(
-        status=RunStatus.RUNNING, creation__workspace=team.workspace, creation__author=team.member, creation__title="Poster"
+        status=RunStatus.RUNNING,
+        creation__workspace=team.workspace,
+        creation__author=team.member,
+        creation__title="Poster",
     )
 
 

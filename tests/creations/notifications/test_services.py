@@ -25,7 +25,10 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture
 def run(team: Team) -> Run:
     return RunFactory.create(
-        status=RunStatus.RUNNING, creation__workspace=team.workspace, creation__author=team.member, creation__title="Poster"
+        status=RunStatus.RUNNING,
+        creation__workspace=team.workspace,
+        creation__author=team.member,
+        creation__title="Poster",
     )
 
 
@@ -47,7 +50,8 @@ def test_a_finished_run_tells_who_started_it_once_and_asks_for_one_email(team: T
 
 def test_a_failed_run_and_a_waiting_run_tell_followers_too(team: Team, run: Run) -> None:
     follow_set(creation=run.creation, user=team.owner, following=True)
-    run_mark_waiting(run_id=RunFactory.create(creation=run.creation, started_by=team.member).pk, reason="Waiting: 1 of 1")
+    queued = RunFactory.create(creation=run.creation, started_by=team.member)
+    run_mark_waiting(run_id=queued.pk, reason="Waiting: 1 of 1")
     assert run_finish(run_id=run.pk, status=RunStatus.TIMED_OUT, reason="It took too long.")
     assert sorted(kinds_of(team.owner)) == [Kind.RUN_FAILED, Kind.RUN_WAITING]
     assert sorted(kinds_of(team.member)) == [Kind.RUN_FAILED, Kind.RUN_WAITING]
