@@ -3,7 +3,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from ninja import Field, Schema
-from pydantic import ConfigDict
+from pydantic import ConfigDict, StrictBool
 
 from api.schemas.text import StoredText
 from creations.comments.models import COMMENT_MAX_CHARS
@@ -15,7 +15,7 @@ class CommentIn(Schema):
     text: StoredText = Field(
         description=f"What you say (up to {COMMENT_MAX_CHARS:,} characters); @username mentions a member, who is told"
     )
-    on_version: bool = Field(
+    on_version: StrictBool = Field(
         default=False, description="About this run's version only; otherwise (the default) the creation as a whole"
     )
 

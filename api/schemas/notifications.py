@@ -4,7 +4,7 @@ from datetime import datetime
 from typing import Literal
 
 from ninja import Field, Schema
-from pydantic import ConfigDict
+from pydantic import ConfigDict, StrictBool
 
 from creations.notifications.emails import absolute_url
 from creations.notifications.models import Kind, Notification
@@ -56,8 +56,8 @@ class NotificationSettingIn(Schema):
     model_config = ConfigDict(extra="forbid")
 
     kind: KindName
-    in_page: bool
-    email: bool
+    in_page: StrictBool  # true or false, never a 0 or a "no" read as one
+    email: StrictBool
 
 
 KINDS = [kind.value for kind in Kind]

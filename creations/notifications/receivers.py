@@ -8,10 +8,12 @@ transaction of its change, so these write in it (creations.runs.signals)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from functools import wraps
 from typing import Any
 
 from django.contrib.auth.models import User
+from django.db import transaction
 from django.urls import reverse
 
 from creations.access import creation_visible
@@ -29,10 +31,24 @@ COMMENT_EXCERPT_CHARS = 500
 
 
 def connect() -> None:
-    run_ended.connect(_run_ended, dispatch_uid="notifications-run-ended")
-    run_waiting.connect(_run_waiting, dispatch_uid="notifications-run-waiting")
-    comment_posted.connect(_comment_posted, dispatch_uid="notifications-comment-posted")
-    invitation_created.connect(_invitation_created, dispatch_uid="notifications-invitation-created")
+    run_ended.connect(_in_a_savepoint(_run_ended), dispatch_uid="notifications-run-ended", weak=False)
+    run_waiting.connect(_in_a_savepoint(_run_waiting), dispatch_uid="notifications-run-waiting", weak=False)
+    comment_posted.connect(_in_a_savepoint(_comment_posted), dispatch_uid="notifications-comment-posted", weak=False)
+    invitation_created.connect(
+        _in_a_savepoint(_invitation_created), dispatch_uid="notifications-invitation-created", weak=False
+    )
+
+
+def _in_a_savepoint(receiver: Callable[..., None]) -> Callable[..., None]:
+    """The receiver in a savepoint of the sender's transaction: if it fails, what it wrote is undone
+    and the sender's change stands (runs send robustly and log the failure)."""
+
+    @wraps(receiver)
+    def wrapped(sender: Any, **kwargs: Any) -> None:
+        with transaction.atomic():
+            receiver(sender, **kwargs)
+
+    return wrapped
 
 
 def name_of(user: User | None) -> str:

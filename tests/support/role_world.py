@@ -113,7 +113,7 @@ def build_world(visibility: str) -> World:
     run.refresh_from_db()
     invited = invitation_create(workspace=workspace, actor=owner, role=Role.MEMBER)
     shared = share_link_create(creation=run.creation, user=author, label=SHARE_LABEL)
-    comment = comment_create(creation=run.creation, user=people[MEMBER], text=f"{COMMENT_TEXT}, @olive")
+    comment = _comment_while_visible(run.creation, people[MEMBER], text=f"{COMMENT_TEXT}, @olive")
     return World(
         workspace=workspace,
         people=people,
@@ -130,6 +130,17 @@ def build_world(visibility: str) -> World:
         comment=comment,
         notification=Notification.objects.get(recipient=owner, kind=Kind.MENTION),
     )
+
+
+def _comment_while_visible(creation: Creation, author: User, *, text: str) -> Comment:
+    """The member's comment, written while the whole workspace saw the creation (it may be private now)."""
+    visibility = creation.visibility
+    Creation.objects.filter(pk=creation.pk).update(visibility=Visibility.WORKSPACE)
+    creation.visibility = Visibility.WORKSPACE
+    comment = comment_create(creation=creation, user=author, text=text)
+    Creation.objects.filter(pk=creation.pk).update(visibility=visibility)
+    creation.visibility = visibility
+    return comment
 
 
 @contextmanager

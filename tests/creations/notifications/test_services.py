@@ -128,3 +128,14 @@ def test_mark_all_read_empties_the_bell(team: Team, run: Run) -> None:
     run_finish(run_id=run.pk, status=RunStatus.SUCCEEDED, reason="done")
     assert notifications_mark_all_read(user=team.member) == 1
     assert unread_count(team.member) == 0
+
+
+def test_a_failing_listener_leaves_the_run_finished(team: Team, run: Run, monkeypatch: pytest.MonkeyPatch) -> None:
+    def broken(*args: Any, **kwargs: Any) -> None:
+        Notification.objects.create(recipient=team.member, kind="no such kind", event_key="x", title="x")  # refused
+
+    monkeypatch.setattr("creations.notifications.receivers.notify", broken)
+    assert run_finish(run_id=run.pk, status=RunStatus.SUCCEEDED, reason="done")
+    run.refresh_from_db()
+    assert run.status == RunStatus.SUCCEEDED
+    assert not Notification.objects.exists()
