@@ -17,11 +17,14 @@ from ninja.operation import Operation
 from api.auth import READ
 from api.operations.artifacts import router as artifacts_router
 from api.operations.artifacts import run_router as run_artifacts_router
+from api.operations.comments import comment_router as comments_router
+from api.operations.comments import router as run_comments_router
 from api.operations.compare import router as compare_router
 from api.operations.events import router as events_router
 from api.operations.inputs import router as inputs_router
 from api.operations.language_models import router as language_models_router
 from api.operations.messages import router as messages_router
+from api.operations.notifications import router as notifications_router
 from api.operations.runs import router as runs_router
 from api.operations.runs import workspace_router as workspace_runs_router
 from api.operations.schedules import router as schedules_router
@@ -102,3 +105,6 @@ api.add_router("/share-links", share_links_router)
 api.add_router("/workspaces", workspace_webhooks_router)
 api.add_router("/webhooks", webhooks_router)
 api.add_router("/runs", schedules_router)
+api.add_router("/runs", run_comments_router)
+api.add_router("/comments", comments_router)
+api.add_router("/notifications", notifications_router)

@@ -168,6 +168,10 @@ class ApiClient:
     def post(self, path: str, shape: TypeAdapter[T], **kwargs: Any) -> T:
         return read_answer(self.request("POST", path, **kwargs), shape)
 
+    def send(self, method: str, path: str, shape: TypeAdapter[T], **kwargs: Any) -> T:
+        """Another method (PATCH, PUT) whose answer has a body."""
+        return read_answer(self.request(method, path, **kwargs), shape)
+
     def post_once(self, path: str, body: dict[str, Any], shape: TypeAdapter[T], *, key: str | None = None) -> T:
         """POST what makes a run, retrying after a network error with the same Idempotency-Key:
         the server answers a repeat with the run the first try made, never a second one."""

@@ -9,12 +9,40 @@ import sys
 import textwrap
 from typing import NoReturn
 
-from atelier_cli.commands import cancel, create, follow, login, refine, runs, say, schedule, share, versions, webhooks
+from atelier_cli.commands import (
+    cancel,
+    comments,
+    create,
+    follow,
+    login,
+    notifications,
+    refine,
+    runs,
+    say,
+    schedule,
+    share,
+    versions,
+    webhooks,
+)
 from atelier_cli.errors import CliError, Interrupted, UsageError
 from atelier_cli.exit_status import HELP_WIDTH, ExitStatus, exit_status_table
 from atelier_cli.output import notices_as_json, report_error
 
-COMMANDS = (login, create, runs, follow, cancel, refine, say, versions, share, webhooks, schedule)
+COMMANDS = (
+    login,
+    create,
+    runs,
+    follow,
+    cancel,
+    refine,
+    say,
+    versions,
+    share,
+    webhooks,
+    schedule,
+    comments,
+    notifications,
+)
 EPILOG = (
     "Start with `atelier login`. `atelier COMMAND --help` explains each command. With --json, a command prints "
     "its result as JSON on stdout and nothing else there, and an error as a JSON object on stderr."

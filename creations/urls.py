@@ -2,7 +2,7 @@
 
 from django.urls import include, path
 
-from creations.web.views import artifacts, compare, creations, dashboard, exports, gallery, runs, usage
+from creations.web.views import artifacts, comments, compare, creations, dashboard, exports, gallery, runs, usage
 
 urlpatterns = [
     path("w/<slug:slug>/", dashboard.workspace_dashboard, name="workspace_dashboard"),
@@ -16,6 +16,9 @@ urlpatterns = [
     path("creations/<int:pk>/fork/", creations.creation_fork_view, name="creation_fork"),
     path("creations/<int:pk>/delete/", creations.creation_delete_view, name="creation_delete"),
     path("creations/<int:pk>/compare/", compare.creation_compare, name="creation_compare"),
+    path("creations/<int:pk>/comments/", creations.creation_comment, name="creation_comment"),
+    path("comments/<int:pk>/edit/", comments.comment_edit_view, name="comment_edit"),
+    path("comments/<int:pk>/delete/", comments.comment_delete_view, name="comment_delete"),
     path("runs/<int:pk>/", runs.run_detail, name="run_detail"),
     path("runs/<int:pk>/steps/", runs.run_steps, name="run_steps"),
     path("runs/<int:pk>/artifacts/", runs.run_artifacts, name="run_artifacts"),
@@ -31,4 +34,5 @@ urlpatterns = [
     path("", include("creations.sharing.urls")),
     path("", include("creations.webhooks.urls")),
     path("", include("creations.schedules.urls")),
+    path("", include("creations.notifications.urls")),
 ]

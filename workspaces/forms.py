@@ -30,6 +30,11 @@ class WorkspaceCreateForm(forms.Form):
 
 class WorkspaceRenameForm(forms.Form):
     name = forms.CharField(max_length=100)
+    viewers_may_comment = forms.BooleanField(
+        required=False,
+        label="Viewers may comment",
+        help_text="Viewers watch and do not start runs; with this on they also comment on the creations they see.",
+    )
 
 
 class WorkspaceDeleteForm(forms.Form):

@@ -19,6 +19,7 @@ from django.db import transaction
 from django.urls import reverse
 from django.utils import timezone
 
+from workspaces.announcements import invitation_created
 from workspaces.models import Invitation, Membership, Role, Workspace
 from workspaces.services import WorkspaceRuleError, require_manager
 
@@ -61,6 +62,7 @@ def invitation_create(*, workspace: Workspace, actor: User, role: str, email: st
     url = invitation_url(token)
     if email:
         transaction.on_commit(lambda: _send(invitation, url, actor))
+        invitation_created.send(sender=Invitation, invitation=invitation, actor=actor)
     return NewInvitation(invitation=invitation, url=url)
 
 

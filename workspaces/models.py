@@ -59,6 +59,10 @@ class Workspace(models.Model):
     quota_storage_bytes = models.PositiveBigIntegerField(
         default=default_quota_storage_bytes, help_text="Bytes of artifacts kept at once."
     )
+    # Viewers watch; when this is on they may also join the conversation under a creation.
+    viewers_may_comment = models.BooleanField(
+        default=False, help_text="Viewers may comment on the creations they see, as the other roles do."
+    )
 
     class Meta:
         ordering = ["name"]

@@ -10,6 +10,10 @@ admins see and revoke every link of the workspace: `may_share`, `may_manage_shar
 Webhooks (the workspace's receivers, told when its runs end) are set up by owners and admins:
 `may_manage_webhooks`. A creation refreshed on a schedule runs as the person who set it, so
 setting or clearing one is starting runs: `may_schedule_refreshes`.
+
+Comments under a creation are written by those who may start runs, and by viewers when their
+workspace allows it; each person edits their own, and owners and admins delete any:
+`may_comment`, `may_edit_comment`, `may_delete_comment`.
 """
 
 from django.contrib.auth.models import AnonymousUser, User
@@ -24,6 +28,11 @@ SHARE_REFUSED = "Only owners, admins and members of this workspace can make shar
 REVOKE_SHARE_REFUSED = "You can revoke the share links you made; owners and admins can revoke any."
 WEBHOOKS_REFUSED = "Only owners and admins of this workspace can see and change its webhooks."
 SCHEDULE_REFUSED = "Only owners, admins and members of this workspace can set or clear a schedule."
+COMMENT_REFUSED = (
+    "Only owners, admins and members of this workspace can comment here (viewers too, if its settings allow)."
+)
+EDIT_COMMENT_REFUSED = "You can edit only the comments you wrote."
+DELETE_COMMENT_REFUSED = "You can delete the comments you wrote; owners and admins can delete any."
 
 
 def workspace_membership_or_404(*, slug: str, user: User | AnonymousUser) -> Membership:
@@ -81,3 +90,25 @@ def may_schedule_refreshes(membership: Membership | None) -> bool:
     """Whether a membership lets its person set or clear a creation's schedule (for a creation
     they may see): each refresh is a run started in their name, so those who may start runs."""
     return may_start_runs(membership)
+
+
+def may_comment(membership: Membership | None, *, workspace: Workspace) -> bool:
+    """Whether a membership of `workspace` lets its person comment on the creations they see:
+    owners, admins and members; viewers when the workspace's `viewers_may_comment` is on."""
+    if membership is None:
+        return False
+    return may_start_runs(membership) or workspace.viewers_may_comment
+
+
+def may_edit_comment(
+    membership: Membership | None, *, workspace: Workspace, author_id: int | None, user: User | AnonymousUser
+) -> bool:
+    """Authors edit their own comments while they may still comment; nobody edits another's words."""
+    return may_comment(membership, workspace=workspace) and author_id is not None and author_id == user.pk
+
+
+def may_delete_comment(membership: Membership | None, *, author_id: int | None, user: User | AnonymousUser) -> bool:
+    """Authors delete their own comments while they belong to the workspace; owners and admins any."""
+    if membership is None:
+        return False
+    return membership.can_manage or (author_id is not None and author_id == user.pk)

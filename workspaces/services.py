@@ -105,6 +105,15 @@ def workspace_rename(*, workspace: Workspace, actor: User, name: str) -> Workspa
 
 
 @transaction.atomic
+def workspace_allow_viewers_to_comment(*, workspace: Workspace, actor: User, allowed: bool) -> Workspace:
+    """Whether the workspace's viewers may comment on the creations they see (owners and admins decide)."""
+    require_manager(workspace, actor)
+    workspace.viewers_may_comment = allowed
+    workspace.save(update_fields=["viewers_may_comment"])
+    return workspace
+
+
+@transaction.atomic
 def workspace_delete(*, workspace: Workspace, actor: User, confirmation: str) -> None:
     """Delete the workspace and everything in it (creations, runs, files in storage, endpoints).
     Stored files go through the models' delete signals, once the transaction commits."""

@@ -43,6 +43,8 @@ INSTALLED_APPS = [
     "creations.sharing",  # share links and embeds: a creation shown to anyone with the link
     "creations.webhooks",  # a workspace's receivers, told (signed, retried) when runs end
     "creations.schedules",  # creations refreshed on a schedule by Celery beat
+    "creations.comments",  # comments under a creation, with @mentions
+    "creations.notifications",  # the bell, notification e-mails, following a creation
     "ninja",
     "api",
     "config",  # its management command builds the deployment's images (config/platform_image.py)
@@ -78,6 +80,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "workspaces.context_processors.workspaces",
+                "creations.notifications.context_processors.notifications",
             ],
         },
     },

@@ -1,8 +1,9 @@
-"""Mail the platform sends (password resets, invitations) and how long an invitation lasts."""
+"""Mail the platform sends (password resets, invitations, notifications) and how long an invitation lasts."""
 
 from marshmallow.validate import Range
 
 from config.settings.base import DEBUG, env
+from config.settings.celery_channels import CELERY_BEAT_SCHEDULE
 
 # --- Mail and invitations ---
 # How long an invitation link to a workspace stays valid (it also works only once).
@@ -18,3 +19,11 @@ EMAIL_BACKEND = env.str(
 DEFAULT_FROM_EMAIL = env.str("DEFAULT_FROM_EMAIL", default="Atelier <atelier@localhost>")
 EMAIL_HOST = env.str("EMAIL_HOST", default="localhost")
 EMAIL_PORT = env.int("EMAIL_PORT", default=25, validate=Range(min=1, max=65535))
+# A notification's e-mail is tried this many times (1, 2, 4, … minutes apart) while the mail
+# server refuses it, then given up (it stays in the page). Pending e-mails whose task was lost
+# (the broker was down) are sent by the sweep below.
+NOTIFICATION_EMAIL_ATTEMPTS = env.int("NOTIFICATION_EMAIL_ATTEMPTS", default=5, validate=Range(min=1, max=20))
+CELERY_BEAT_SCHEDULE["notifications-send-pending-emails"] = {
+    "task": "creations.notifications.tasks.send_pending_emails",
+    "schedule": 300.0,
+}

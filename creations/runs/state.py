@@ -32,7 +32,7 @@ from creations.events.storable import storable_text
 from creations.events.store import announce_events, insert_events_locked, store_events
 from creations.models import ACTIVE_STATUSES, FINAL_STATUSES, IN_FLIGHT_STATUSES, Creation, Run, RunStatus
 from creations.runs import queue
-from creations.runs.signals import send_run_finished_on_commit
+from creations.runs.signals import run_ended, run_waiting, send_robustly, send_run_finished_on_commit
 from creations.usage.counters import USAGE_COLUMNS, run_usage, usage_columns, usage_increments
 from creations.usage.ledger import usage_record_write
 from sandboxes.agent.usage import RunUsage
@@ -79,6 +79,7 @@ def run_mark_waiting(*, run_id: int, reason: str) -> bool:
         changed = Run.objects.filter(pk=run_id, status=RunStatus.QUEUED).exclude(reason=reason).update(reason=reason)
         if changed:
             _store_status_on_commit(run_id, StatusChange(status=RunStatus.QUEUED, reason=reason, final=False))
+            send_robustly(run_waiting, run_id=run_id, reason=reason)
     return bool(changed)
 
 
@@ -148,6 +149,7 @@ def run_finish(
         usage_record_write(run_id=run_id)
         _wake_if_a_slot_freed(run)
         send_run_finished_on_commit(run_id=run_id, status=status)
+        send_robustly(run_ended, run_id=run_id, status=status, reason=reason)
     announce_events(run_id, events or [])
     return True
 

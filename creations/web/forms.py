@@ -7,6 +7,7 @@ from django.conf import settings
 from django.core import validators
 from django.core.files.uploadedfile import UploadedFile
 
+from creations.comments.models import COMMENT_MAX_CHARS
 from creations.models import TITLE_MAX_CHARS, ArtifactKind, Visibility
 from creations.runs.inputs import allowed_extensions, input_rules_text
 from creations.runs.limits import run_ceilings
@@ -130,6 +131,29 @@ class RunMessageForm(forms.Form):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         limit_length(self.fields["text"], settings.RUN_MESSAGE_MAX_CHARS, "The message")
+
+
+class CommentForm(forms.Form):
+    """A comment on a creation, or on the version shown (`on_version`); the service decides who may."""
+
+    text = TypedTextField(
+        widget=forms.Textarea(attrs={"rows": 3, "placeholder": "The logo is too small, @alice…"}),
+        label="Comment",
+        help_text="Mention a member with @ and their username: they are told.",
+    )
+    on_version = forms.BooleanField(required=False, label="About this version only")
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        limit_length(self.fields["text"], COMMENT_MAX_CHARS, "The comment")
+
+
+class CommentEditForm(forms.Form):
+    text = TypedTextField(widget=forms.Textarea(attrs={"rows": 4}), label="Comment")
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        limit_length(self.fields["text"], COMMENT_MAX_CHARS, "The comment")
 
 
 DELETE_WORD = "delete"

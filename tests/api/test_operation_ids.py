@@ -42,6 +42,15 @@ PUBLISHED = {
     ("GET", "/api/v1/runs/{run_id}/schedule"): "api_endpoints_schedules_get_schedule",
     ("PUT", "/api/v1/runs/{run_id}/schedule"): "api_endpoints_schedules_set_schedule",
     ("DELETE", "/api/v1/runs/{run_id}/schedule"): "api_endpoints_schedules_clear_schedule",
+    ("GET", "/api/v1/runs/{run_id}/comments"): "api_endpoints_comments_list_comments",
+    ("POST", "/api/v1/runs/{run_id}/comments"): "api_endpoints_comments_create_comment",
+    ("PATCH", "/api/v1/comments/{comment_id}"): "api_endpoints_comments_edit_comment",
+    ("DELETE", "/api/v1/comments/{comment_id}"): "api_endpoints_comments_delete_comment",
+    ("GET", "/api/v1/notifications"): "api_endpoints_notifications_list_notifications",
+    ("POST", "/api/v1/notifications/read"): "api_endpoints_notifications_read_all_notifications",
+    ("POST", "/api/v1/notifications/{notification_id}/read"): "api_endpoints_notifications_read_notification",
+    ("GET", "/api/v1/notifications/settings"): "api_endpoints_notifications_get_notification_settings",
+    ("PUT", "/api/v1/notifications/settings"): "api_endpoints_notifications_put_notification_settings",
 }
 
 

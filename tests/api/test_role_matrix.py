@@ -25,16 +25,21 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 
 from api.models import StagedInput
 from api.v1 import api
+from creations.comments.models import Comment
 from creations.models import Creation, Run
+from creations.notifications.models import Notification, NotificationSetting
 from creations.schedules.models import Schedule
 from creations.sharing.models import ShareLink
 from creations.webhooks.models import Webhook, WebhookDelivery
 from tests.support.api import ApiClient, token_for
 from tests.support.role_world import (
     ANONYMOUS,
+    COMMENT_TEXT,
     CREATORS,
     MANAGERS,
+    MEMBER,
     MEMBERS,
+    OWNER,
     ROLES,
     SHARE_LABEL,
     TITLE,
@@ -45,7 +50,7 @@ from tests.support.role_world import (
     world_for_case,
 )
 
-GET, POST, PUT, PATCH, DELETE = "get", "post", "put", "patch", "delete"
+GET, POST, PATCH, PUT, DELETE = "get", "post", "patch", "put", "delete"
 WEBHOOK_URL = "https://93.184.215.14/role-matrix-hook"  # how lists of webhooks show the world's (role_world)
 
 
@@ -242,6 +247,56 @@ def change_schedule(answer: Answer) -> Rule:
     return rule
 
 
+def comments_of_run(who: str, visibility: str) -> Answer:
+    """The workspace's members who see the creation read its comments; an outsider of a public one gets none."""
+    if who == ANONYMOUS:
+        return UNAUTHORIZED
+    return Answer(200, listed=who in MEMBERS) if sees(who, visibility) else NOT_FOUND
+
+
+def comment_on_run(who: str, visibility: str) -> Answer:
+    """Those who see the creation and may start runs in its workspace comment; viewers (their workspace
+    does not allow it) and outsiders of a public creation are refused."""
+    if who == ANONYMOUS:
+        return UNAUTHORIZED
+    if not sees(who, visibility):
+        return NOT_FOUND
+    return Answer(201, changed=True) if who in CREATORS else FORBIDDEN
+
+
+def _reads_comments(who: str, visibility: str) -> bool:
+    return who in MEMBERS and sees(who, visibility)
+
+
+def edit_comment(who: str, visibility: str) -> Answer:
+    """The member's comment: they edit it; the others who read it are refused."""
+    if who == ANONYMOUS:
+        return UNAUTHORIZED
+    if not _reads_comments(who, visibility):
+        return NOT_FOUND
+    return Answer(200, changed=True) if who == MEMBER else FORBIDDEN
+
+
+def delete_comment(who: str, visibility: str) -> Answer:
+    """The member's comment: they, the owners and the admins delete it; a viewer is refused."""
+    if who == ANONYMOUS:
+        return UNAUTHORIZED
+    if not _reads_comments(who, visibility):
+        return NOT_FOUND
+    return Answer(204, changed=True) if who in MANAGERS | {MEMBER} else FORBIDDEN
+
+
+def own_notifications(answer_for_owner: Answer, otherwise: Answer) -> Rule:
+    """The world's notification is the owner's: they list it and mark it read; to the others it does not exist."""
+
+    def rule(who: str, visibility: str) -> Answer:
+        if who == ANONYMOUS:
+            return UNAUTHORIZED
+        return answer_for_owner if who == OWNER else otherwise
+
+    return rule
+
+
 def _with_a_schedule(world: World) -> None:
     _with_the_workspaces_model(world)
     Schedule.objects.create(
@@ -277,6 +332,28 @@ def _scheduled(world: World) -> bool:
 
 def _schedule_cleared(world: World) -> bool:
     return not Schedule.objects.exists()
+def signed_in(answer: Answer) -> Rule:
+    return lambda who, visibility: UNAUTHORIZED if who == ANONYMOUS else answer
+
+
+def _more_comments(world: World) -> bool:
+    return Comment.objects.exclude(pk=world.comment.pk).exists()
+
+
+def _edited(world: World) -> bool:
+    return Comment.objects.filter(pk=world.comment.pk, edited_at__isnull=False).exists()
+
+
+def _comment_gone(world: World) -> bool:
+    return not Comment.objects.filter(pk=world.comment.pk).exists()
+
+
+def _notification_read(world: World) -> bool:
+    return Notification.objects.filter(pk=world.notification.pk, read_at__isnull=False).exists()
+
+
+def _settings_saved(world: World) -> bool:
+    return NotificationSetting.objects.exists()
 
 
 def _more_share_links(world: World) -> bool:
@@ -317,7 +394,7 @@ class Row:
     method: str
     path: str  # as the schema names it
     expect: Rule
-    body: dict[str, Any] | Callable[[World], dict[str, Any]] | None = None  # a callable: from the world
+    body: Any = None  # a JSON body, or a callable that makes it from the world
     multipart: bool = False
     writes: bool = False  # needs a token with the write scope
     changed: Effect | None = None
@@ -485,6 +562,55 @@ ROWS = [
         changed=_schedule_cleared,
         prepare=_with_a_schedule,
     ),
+    Row(GET, "/api/v1/runs/{run_id}/comments", comments_of_run, per_creation=True, mark=lambda w: COMMENT_TEXT),
+    Row(
+        POST,
+        "/api/v1/runs/{run_id}/comments",
+        comment_on_run,
+        body={"text": "Nice colours"},
+        writes=True,
+        per_creation=True,
+        changed=_more_comments,
+    ),
+    Row(
+        PATCH,
+        "/api/v1/comments/{comment_id}",
+        edit_comment,
+        body={"text": "Edited words"},
+        writes=True,
+        per_creation=True,
+        changed=_edited,
+    ),
+    Row(DELETE, "/api/v1/comments/{comment_id}", delete_comment, writes=True, per_creation=True, changed=_comment_gone),
+    Row(
+        GET,
+        "/api/v1/notifications",
+        own_notifications(Answer(200, listed=True), Answer(200, listed=False)),
+        mark=lambda w: "mentioned you",
+    ),
+    Row(
+        POST,
+        "/api/v1/notifications/read",
+        own_notifications(Answer(200, changed=True), Answer(200)),
+        writes=True,
+        changed=_notification_read,
+    ),
+    Row(
+        POST,
+        "/api/v1/notifications/{notification_id}/read",
+        own_notifications(Answer(200, changed=True), NOT_FOUND),
+        writes=True,
+        changed=_notification_read,
+    ),
+    Row(GET, "/api/v1/notifications/settings", signed_in(Answer(200))),
+    Row(
+        PUT,
+        "/api/v1/notifications/settings",
+        signed_in(Answer(200, changed=True)),
+        body=[{"kind": "run_succeeded", "in_page": False, "email": False}],
+        writes=True,
+        changed=_settings_saved,
+    ),
 ]
 
 
@@ -496,6 +622,8 @@ ARGUMENTS: dict[tuple[str, str] | str, Callable[[World], Any]] = {
     ("compare", "other_run_id"): lambda w: w.run.pk,  # the world's one run, with itself: nothing changed
     ("share-links", "share_link_id"): lambda w: w.share_link.pk,
     ("webhooks", "webhook_id"): lambda w: w.webhook.pk,
+    ("comments", "comment_id"): lambda w: w.comment.pk,
+    ("notifications", "notification_id"): lambda w: w.notification.pk,
     "slug": lambda w: w.workspace.slug,
 }
 
@@ -584,6 +712,10 @@ def check_case(case: Case, world: World, settings: Any) -> None:
     elif case.row.method in (PUT, PATCH, DELETE):
         sent = case.row.body(world) if callable(case.row.body) else case.row.body
         response = client.send(case.row.method, url, sent)
+    elif case.row.method == DELETE:
+        response = client.delete(url)
+    elif case.row.method in (PATCH, PUT):
+        response = client.send(case.row.method, url, case.row.body)
     elif case.row.multipart:
         assert isinstance(case.row.body, dict)
         files = {name: SimpleUploadedFile(value, b"a,b\n1,2\n") for name, value in case.row.body.items()}

@@ -3,7 +3,11 @@ opens it in a fresh browser (no account, no login) and sees the files, a hostile
 contained as everywhere; the embed snippet pasted into another site shows the poster with its
 "Made with Atelier" link; and revoking the link turns it off for the stranger at once.
 
-Screenshots: tests/screenshots/share-dialog.png, share-page.png, share-embedded.png, share-revoked.png.
+And the conversation under a creation: a comment that mentions a colleague rings their bell, and
+opening the notification takes them to the comment and empties the bell.
+
+Screenshots: tests/screenshots/share-dialog.png, share-page.png, share-embedded.png, share-revoked.png,
+comment-mention.png, comment-mention-bell.png.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ import json
 import pytest
 from playwright.sync_api import Browser, expect
 
+from creations.comments.models import Comment
 from creations.sharing.models import ShareLink
 from tests.support.artifacts import Output, finished_run
 from tests.support.fixtures.accounts import PASSWORD, Team
@@ -89,3 +94,46 @@ def test_a_stranger_opens_a_shared_creation_and_another_site_embeds_it(web: Web,
         web.shot(visitor, "share-revoked", full_page=False)
     finally:
         stranger.close()
+
+
+def test_a_mention_in_a_comment_rings_the_bell_of_the_one_mentioned(web: Web, team: Team, browser: Browser) -> None:
+    run = finished_run(
+        workspace=team.workspace, author=team.member, brief="A poster for the summer fair", outputs=[]
+    )
+    run.creation.title = "Summer fair"
+    run.creation.save(update_fields=["title"])
+    creation_url = f"{web.platform}{run.creation.get_absolute_url()}"
+
+    colleague = browser.new_context(viewport={"width": 1280, "height": 900})  # the member, at their own computer
+    try:
+        mentioned = colleague.new_page()
+        mentioned.set_default_timeout(30_000)
+        web.sign_in(mentioned, team.member.username, PASSWORD)
+        mentioned.goto(creation_url)
+        bell = mentioned.locator("[data-role=bell]")
+        expect(bell).to_have_attribute("aria-label", "Notifications")  # nothing unread yet
+
+        page = web.page()
+        web.sign_in(page, team.owner.username, PASSWORD)
+        page.goto(creation_url)
+        text = f"<b>Lovely</b>, but the logo is too small, @{team.member.username}"
+        page.get_by_label("Comment", exact=True).fill(text)
+        page.get_by_role("button", name="Comment", exact=True).click()
+        comment = page.locator("[data-role=comment]")
+        expect(comment).to_contain_text("<b>Lovely</b>, but the logo is too small")  # text, never markup
+        expect(comment.locator(".mention")).to_have_text(f"@{team.member.username}")
+        web.shot(page, "comment-mention")
+
+        mentioned.reload()
+        expect(bell).to_have_attribute("aria-label", "Notifications: 1 unread")
+        expect(bell.locator("[data-role=bell-count]")).to_have_text("1")
+        bell.click()
+        item = mentioned.locator("[data-role=notifications] li").first
+        expect(item).to_contain_text(f"{team.owner.username} mentioned you on “Summer fair”")
+        web.shot(mentioned, "comment-mention-bell")
+        item.get_by_role("button", name="Open").click()
+        expect(mentioned.locator("[data-role=comment]")).to_contain_text("the logo is too small")
+        assert mentioned.url.endswith(f"#comment-{Comment.objects.get().pk}")
+        expect(bell).to_have_attribute("aria-label", "Notifications")  # read now
+    finally:
+        colleague.close()

@@ -37,7 +37,7 @@ class ApiClient:
         headers = {**self.headers, **kwargs.pop("headers", {})}
         if data is not None:
             kwargs.setdefault("content_type", "application/json")
-        return getattr(self.client, method)(path, data, headers=headers, **kwargs)
+        return getattr(self.client, method.lower())(path, data, headers=headers, **kwargs)
 
     def delete(self, path: str, **kwargs: Any) -> Any:
         return self.client.delete(path, headers={**self.headers, **kwargs.pop("headers", {})}, **kwargs)

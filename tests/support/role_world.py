@@ -25,8 +25,11 @@ from django.test import override_settings
 
 from api.tokens import token_create
 from creations.artifacts.origin import DERIVED_PREFIX, derived_sign, grant_sign
+from creations.comments.models import Comment
+from creations.comments.services import comment_create
 from creations.events.store import store_events
 from creations.models import Artifact, Creation, Run, RunEvent, RunStatus, Visibility
+from creations.notifications.models import Kind, Notification
 from creations.runs.state import run_finish
 from creations.sharing.models import ShareLink
 from creations.sharing.services import share_link_create
@@ -68,6 +71,8 @@ class World:
     share_link: ShareLink
     share_token: str  # the share link's token, as its URL carries it
     webhook: Webhook  # the workspace's one webhook, added by its owner
+    comment: Comment  # the member's comment on the creation, mentioning the owner
+    notification: Notification  # the owner's: the member mentioned them
 
 
 CALL = {"step": 1, "call_id": "c1", "name": "execute_bash", "arguments": {"command": "ls"}}
@@ -81,6 +86,7 @@ RESULT = {
 }
 TITLE = "Role matrix poster"  # how list pages show the creation: found in the HTML means listed
 SHARE_LABEL = "Role matrix link"  # how lists of share links show the world's link
+COMMENT_TEXT = "Role matrix comment"  # how lists of comments show the world's comment
 
 
 def build_world(visibility: str) -> World:
@@ -109,6 +115,7 @@ def build_world(visibility: str) -> World:
     run.refresh_from_db()
     invited = invitation_create(workspace=workspace, actor=owner, role=Role.MEMBER)
     shared = share_link_create(creation=run.creation, user=author, label=SHARE_LABEL)
+    comment = _comment_while_visible(run.creation, people[MEMBER], text=f"{COMMENT_TEXT}, @olive")
     return World(
         workspace=workspace,
         people=people,
@@ -129,7 +136,20 @@ def build_world(visibility: str) -> World:
             secret="whsec_role_matrix",
             created_by=owner,
         ),
+        comment=comment,
+        notification=Notification.objects.get(recipient=owner, kind=Kind.MENTION),
     )
+
+
+def _comment_while_visible(creation: Creation, author: User, *, text: str) -> Comment:
+    """The member's comment, written while the whole workspace saw the creation (it may be private now)."""
+    visibility = creation.visibility
+    Creation.objects.filter(pk=creation.pk).update(visibility=Visibility.WORKSPACE)
+    creation.visibility = Visibility.WORKSPACE
+    comment = comment_create(creation=creation, user=author, text=text)
+    Creation.objects.filter(pk=creation.pk).update(visibility=visibility)
+    creation.visibility = visibility
+    return comment
 
 
 @contextmanager
@@ -180,6 +200,8 @@ ARGUMENTS: dict[tuple[str, str] | str, Argument] = {
     ("invitations", "token"): lambda w, actor, target: w.token,
     ("share-links", "pk"): lambda w, actor, target: w.share_link.pk,
     ("webhooks", "pk"): lambda w, actor, target: w.webhook.pk,
+    ("comments", "pk"): lambda w, actor, target: w.comment.pk,
+    ("notifications", "pk"): lambda w, actor, target: w.notification.pk,
     # The share link's own address on the artifact origin, and its embed of the world's artifact.
     ("s", "token"): lambda w, actor, target: w.share_token,
     ("embed", "artifact_id"): lambda w, actor, target: w.artifact.pk,

@@ -11,6 +11,7 @@ from workspaces.permissions import workspace_membership_or_404
 from workspaces.services import (
     WorkspaceRuleError,
     membership_leave,
+    workspace_allow_viewers_to_comment,
     workspace_create,
     workspace_delete,
     workspace_rename,
@@ -41,14 +42,21 @@ def workspace_new(request: HttpRequest) -> HttpResponse:
 def workspace_settings(request: HttpRequest, slug: str) -> HttpResponse:
     membership = workspace_membership_or_404(slug=slug, user=request.user)
     workspace = membership.workspace
-    rename = WorkspaceRenameForm(request.POST or None, initial={"name": workspace.name})
+    initial = {"name": workspace.name, "viewers_may_comment": workspace.viewers_may_comment}
+    rename = WorkspaceRenameForm(request.POST or None, initial=initial)
     if request.method == "POST" and rename.is_valid():
         try:
             workspace_rename(workspace=workspace, actor=request.user, name=rename.cleaned_data["name"])  # type: ignore[arg-type]
+            if rename.cleaned_data["viewers_may_comment"] != workspace.viewers_may_comment:
+                workspace_allow_viewers_to_comment(
+                    workspace=workspace,
+                    actor=request.user,  # type: ignore[arg-type]
+                    allowed=rename.cleaned_data["viewers_may_comment"],
+                )
         except WorkspaceRuleError as error:
             rename.add_error(error.field or None, str(error))
         else:
-            messages.success(request, "Renamed.")
+            messages.success(request, "Saved.")
             return redirect("workspace_settings", slug=workspace.slug)
     context = {"workspace": workspace, "membership": membership, "rename": rename, "delete": WorkspaceDeleteForm()}
     return render(request, "workspaces/settings.html", context, status=400 if rename.errors else 200)
@@ -71,7 +79,9 @@ def workspace_delete_view(request: HttpRequest, slug: str) -> HttpResponse:
     context = {
         "workspace": workspace,
         "membership": membership,
-        "rename": WorkspaceRenameForm(initial={"name": workspace.name}),
+        "rename": WorkspaceRenameForm(
+            initial={"name": workspace.name, "viewers_may_comment": workspace.viewers_may_comment}
+        ),
         "delete": form,
     }
     return render(request, "workspaces/settings.html", context, status=400)

@@ -25,8 +25,12 @@ from creations.access import (
     run_for_viewer_or_404,
 )
 from creations.artifacts.display import artifact_displays
+from creations.comments.access import may_comment_on, may_read_comments
+from creations.comments.selectors import comments_shown
+from creations.comments.services import comment_create
 from creations.events.trajectory import NotKept, run_trajectory
 from creations.models import Creation, Run
+from creations.notifications.selectors import follows
 from creations.runs.admission import RunQueueFull
 from creations.runs.inputs import INPUT_NAME_RULE, input_renames
 from creations.runs.services import (
@@ -39,7 +43,7 @@ from creations.runs.services import (
 )
 from creations.web.attachments import attachments_for
 from creations.web.csp import with_platform_csp
-from creations.web.forms import CreationForm, DeleteCreationForm, ForkForm, RefineForm
+from creations.web.forms import CommentForm, CreationForm, DeleteCreationForm, ForkForm, RefineForm
 from creations.web.selectors import compare_default, run_artifact_page, version_rows
 from creations.web.starters import starter_get, starters
 from sandboxes.agent import demo_follow_ups
@@ -54,7 +58,7 @@ def _signed_in(request: HttpRequest) -> User:
     return request.user
 
 
-def _add_service_errors(form: CreationForm | ForkForm | RefineForm, error: ValidationError) -> None:
+def _add_service_errors(form: CreationForm | ForkForm | RefineForm | CommentForm, error: ValidationError) -> None:
     """Put a service's ValidationError on the matching form fields (others on the form)."""
     if hasattr(error, "error_dict"):
         for field_name, field_errors in error.error_dict.items():
@@ -189,11 +193,12 @@ def _creation_page(
     fork_form: ForkForm | None = None,
     delete_form: DeleteCreationForm | None = None,
     refine_form: RefineForm | None = None,
+    comment_form: CommentForm | None = None,
     selected_pk: int | None = None,
     status: int = 200,
 ) -> HttpResponse:
     """The creation page, its versions newest first (the latest selected, or `?run=`); a refused
-    fork, delete or refine comes back to it with its form as sent."""
+    fork, delete, refine or comment comes back to it with its form as sent."""
     creation = viewing.creation
     runs = list(creation.runs.all())
     wanted = str(selected_pk) if selected_pk is not None else request.GET.get("run")
@@ -221,8 +226,26 @@ def _creation_page(
         # What the selected version is compared with by default: the one it came from, else the one before.
         "compare_with": compare_default(runs, selected),
         "follow_ups": demo_follow_ups(creation.brief) if creation.model_endpoint_id is None else [],
+        **_conversation_context(request, viewing, comment_form),
     }
     return render(request, "creations/creation_detail.html", context, status=status)
+
+
+def _conversation_context(
+    request: HttpRequest, viewing: CreationViewing, comment_form: CommentForm | None
+) -> dict[str, object]:
+    """The workspace's comments on the creation, the form to add one, and whether the reader follows it:
+    for members who see it (a public creation shows its files to others, never its conversation)."""
+    creation, membership = viewing.creation, viewing.membership
+    if membership is None or not may_read_comments(creation=creation, user=request.user, membership=membership):
+        return {"conversation": False}
+    return {
+        "conversation": True,
+        "comments": comments_shown(creation=creation, user=request.user, membership=membership),
+        "may_comment": may_comment_on(creation=creation, user=request.user, membership=membership),
+        "comment_form": comment_form or CommentForm(),
+        "following": follows(creation=creation, user=request.user),
+    }
 
 
 def _artifacts_context(request: HttpRequest, creation: Creation, run: Run | None) -> dict[str, object]:
@@ -288,6 +311,37 @@ def creation_fork_view(request: HttpRequest, pk: int) -> HttpResponse:
             return redirect(run)
     # Back to the page with the edited brief as typed, and why it was not started.
     return _creation_page(request, viewing, fork_form=form, status=status)
+
+
+@login_required
+@with_platform_csp
+@require_POST
+def creation_comment(request: HttpRequest, pk: int) -> HttpResponse:
+    """A comment on the creation, or on the version shown (`run` with `on_version`); a refused one
+    comes back on the page with its text as typed, and why."""
+    viewing = _creation_for_page(request, pk)
+    form = CommentForm(request.POST)
+    selected = next((r for r in viewing.creation.runs.all() if str(r.pk) == request.POST.get("run")), None)
+    status = 400
+    if form.is_valid():
+        try:
+            comment = comment_create(
+                creation=viewing.creation,
+                user=_signed_in(request),
+                text=form.cleaned_data["text"],
+                run=selected if form.cleaned_data["on_version"] else None,
+            )
+        except PermissionDenied as error:
+            messages.error(request, str(error))  # said at the top: the form is not there for those refused
+            status = 403
+        except ValidationError as error:
+            _add_service_errors(form, error)
+        else:
+            query = f"?run={selected.pk}" if selected is not None else ""
+            return redirect(f"{viewing.creation.get_absolute_url()}{query}#comment-{comment.pk}")
+    return _creation_page(
+        request, viewing, comment_form=form, selected_pk=selected.pk if selected else None, status=status
+    )
 
 
 @login_required
