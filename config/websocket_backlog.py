@@ -157,7 +157,7 @@ class WebsocketBacklogMiddleware:
 def _register(protocol: WebSocketServerProtocol) -> _Backlog:
     """Put a _Backlog in front of whatever producer the connection has (the HTTP channel it was
     upgraded from), so Twisted tells it when the buffer fills and drains."""
-    transport = protocol.transport
+    transport: Any = protocol.transport  # Twisted's TCP transport: an IConsumer, with its producer
     before = transport.producer
     if before is not None:
         transport.unregisterProducer()

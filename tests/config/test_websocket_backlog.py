@@ -52,7 +52,8 @@ class Producer:
 class Protocol(WebSocketServerProtocol):
     def __init__(self) -> None:
         super().__init__()
-        self.transport = Transport()  # type: ignore[assignment]
+        self.fake = Transport()
+        self.transport = self.fake  # type: ignore[assignment]  # a stand-in for Twisted's
         self.closes: list[tuple[int | None, str | None]] = []
         self.delivered: list[dict[str, Any]] = []
 
@@ -100,8 +101,8 @@ def test_a_client_that_keeps_up_gets_everything_however_much() -> None:
         for n in range(100):  # 1 MB: ten times the bound, the buffer never full for long
             await send(text(n))
             if n % 5 == 4:  # the buffer passes Twisted's watermark, then drains
-                protocol.transport.producer.pauseProducing()
-                protocol.transport.producer.resumeProducing()
+                protocol.fake.producer.pauseProducing()
+                protocol.fake.producer.resumeProducing()
         await send({"type": "websocket.close", "code": 1000})
 
     protocol = serve(chatty)
@@ -114,7 +115,7 @@ def test_a_client_that_stops_reading_is_closed_saying_why_once_past_the_bound() 
     refused: list[int] = []
 
     async def stalled(send: Any, protocol: Protocol) -> None:
-        protocol.transport.producer.pauseProducing()  # the client stopped reading: the buffer stays full
+        protocol.fake.producer.pauseProducing()  # the client stopped reading: the buffer stays full
         for n in range(30):
             try:
                 await send(text(n))
@@ -132,7 +133,7 @@ def test_a_client_that_stops_reading_is_closed_saying_why_once_past_the_bound() 
 
 def test_a_reader_past_the_bound_that_catches_up_within_the_grace_stays() -> None:
     async def burst(send: Any, protocol: Protocol) -> None:
-        producer = protocol.transport.producer
+        producer = protocol.fake.producer
         producer.pauseProducing()
         asyncio.get_running_loop().call_later(0.05, producer.resumeProducing)  # the client takes it all
         for n in range(30):
@@ -145,12 +146,12 @@ def test_a_reader_past_the_bound_that_catches_up_within_the_grace_stays() -> Non
 
 def test_the_connection_still_tells_daphnes_own_producer() -> None:
     async def fill_and_drain(send: Any, protocol: Protocol) -> None:
-        protocol.transport.producer.pauseProducing()
-        protocol.transport.producer.resumeProducing()
-        protocol.transport.producer.stopProducing()
+        protocol.fake.producer.pauseProducing()
+        protocol.fake.producer.resumeProducing()
+        protocol.fake.producer.stopProducing()
 
     protocol = serve(fill_and_drain)
-    assert protocol.transport.channel.calls == ["pause", "resume", "stop"]
+    assert protocol.fake.channel.calls == ["pause", "resume", "stop"]
 
 
 def test_under_another_server_the_socket_goes_through_unchanged() -> None:
