@@ -17,6 +17,13 @@ agent). Then, with fresh workspaces each time:
   the 8 threads work and every start waits for a slot of its workspace to
   free: the wake-up a finished run sends, end to end.
 
+First, with no worker running (`--queue-only` stops there): queue_5000, the admission query
+itself with 5,000 runs queued (50 workspaces x 100, the most RUN_QUEUED_MAX_PER_WORKSPACE lets
+each queue), 5,000 runs started within the hour, and either a slot free in every workspace (the
+most the query has to number) or none; timed against the query as it was before runs carried
+their workspace (`BASELINE_QUERY`: every active run joined to its creation and numbered), on the
+same rows in the same run.
+
 Each phase queues its runs for each workspace at once (one
 transaction, so the worker sees the whole queue: written workspace after
 workspace, the order that favours the first workspaces most if the queue
@@ -56,6 +63,33 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.test_settings")
 BENCH_DB_SUFFIX = "_bench_admission"
 RESULTS = ROOT / "bench" / "results" / "admission.json"
 NO_QUOTA = 1000
+QUERY_ROUNDS = 60
+
+# The admission query before runs carried their workspace: every active run joined to its creation
+# and numbered, and every run started lately joined to its creation. Kept as the baseline.
+BASELINE_QUERY = """
+    WITH active AS (
+        SELECT r.id, r.status, r.created_at, c.workspace_id, w.quota_concurrent_runs AS quota,
+               ROW_NUMBER() OVER (PARTITION BY c.workspace_id ORDER BY r.status = %s, r.created_at, r.id) AS place
+        FROM creations_run r
+        JOIN creations_creation c ON c.id = r.creation_id
+        JOIN workspaces_workspace w ON w.id = c.workspace_id
+        WHERE r.status IN (%s, %s, %s)
+    ),
+    served AS (
+        SELECT c.workspace_id, MAX(r.started_at) AS last_started_at
+        FROM creations_run r
+        JOIN creations_creation c ON c.id = r.creation_id
+        WHERE r.started_at >= (SELECT MIN(created_at) FROM creations_run WHERE status = %s) AND r.started_at >= %s
+        GROUP BY c.workspace_id
+    )
+    SELECT a.id, a.workspace_id
+    FROM active a
+    LEFT JOIN served s ON s.workspace_id = a.workspace_id
+    WHERE a.status = %s AND a.place <= a.quota
+    ORDER BY a.place, s.last_started_at NULLS FIRST, a.created_at, a.id
+    LIMIT %s
+"""
 
 
 def serve_model(port_file: str) -> None:
@@ -74,6 +108,7 @@ def main() -> None:
     parser.add_argument("--worker-threads", type=int, default=4 * (os.cpu_count() or 1))
     parser.add_argument("--pool-size", type=int, default=4, help="SANDBOX_POOL_SIZE of the worker")
     parser.add_argument("--model-nice", type=int, default=10, help="priority of the scripted model")
+    parser.add_argument("--queue-only", action="store_true", help="only the admission query with 5,000 queued")
     parser.add_argument("--serve-model", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve_model:
@@ -99,6 +134,11 @@ def main() -> None:
         RedisServer(workdir) as redis_server,
         this_process_on(redis_server.url),
     ):
+        results["queue_5000"] = queue_5000()
+        print("queue_5000", json.dumps(results["queue_5000"]), flush=True)
+        if args.queue_only:
+            print_queue_table(results["queue_5000"])
+            return
         media_root = workdir / "media"
         overrides = {**BENCH_ENV, "SANDBOX_POOL_SIZE": str(args.pool_size)}
         env = stack_env(
@@ -140,8 +180,96 @@ def main() -> None:
     results["measured_at"] = datetime.now(UTC).isoformat(timespec="seconds")
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
     RESULTS.write_text(json.dumps(results, indent=2) + "\n")
+    print_queue_table(results["queue_5000"])
     print_table(results)
     print(f"written to {RESULTS.relative_to(ROOT)}")
+
+
+
+def queue_5000() -> dict[str, Any]:
+    """The admission query's time with 5,000 runs queued, now and as it was (BASELINE_QUERY)."""
+    from django.contrib.auth.models import User
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+    from django.utils import timezone
+
+    from creations.models import Creation, Run, RunStatus
+    from creations.runs.admission import CANDIDATES_PER_QUERY, SERVED_HORIZON, _admissible_runs
+    from workspaces.models import Workspace
+
+    author = User.objects.create_user("queue-5000", password="x")  # noqa: S106 - a throwaway database
+    now = timezone.now()
+    workspaces = []
+    for number in range(50):
+        workspace = Workspace.objects.create(name=f"queue {number}", slug=f"queue-{number}", quota_concurrent_runs=2)
+        workspaces.append(workspace)
+        creations = Creation.objects.bulk_create(
+            [Creation(workspace=workspace, author=author, brief="b") for _ in range(200)]
+        )
+        Run.objects.bulk_create(
+            [Run(creation=c, workspace=workspace, version=1, status=RunStatus.QUEUED) for c in creations[:100]]
+            + [
+                Run(creation=c, workspace=workspace, version=1, status=RunStatus.SUCCEEDED, finished_at=now)
+                for c in creations[100:]
+            ]
+            + [Run(creation=creations[0], workspace=workspace, version=2, status=RunStatus.RUNNING)]
+        )
+    ids = [w.pk for w in workspaces]
+    with connection.cursor() as cursor:  # queued over the last hour; ended runs started over it too
+        cursor.execute(
+            "UPDATE creations_run SET created_at = now() - (id %% 3600) * interval '1 second' "
+            "WHERE workspace_id = ANY(%s) AND status = 'queued'",
+            [ids],
+        )
+        cursor.execute(
+            "UPDATE creations_run SET created_at = now() - interval '2 hours', started_at = now() - "
+            "(id %% 3000) * interval '1 second' WHERE workspace_id = ANY(%s) AND status <> 'queued'",
+            [ids],
+        )
+        cursor.execute("ANALYZE")
+
+    def baseline() -> list[tuple[int, int]]:
+        queued, starting, running = RunStatus.QUEUED.value, RunStatus.STARTING.value, RunStatus.RUNNING.value
+        params: list[Any] = [queued, queued, starting, running, queued, timezone.now() - SERVED_HORIZON, queued]
+        with connection.cursor() as cursor:
+            cursor.execute(BASELINE_QUERY, [*params, CANDIDATES_PER_QUERY])
+            return [(int(a), int(b)) for a, b in cursor.fetchall()]
+
+    def timed(query: Any) -> dict[str, Any]:
+        samples = []
+        for _ in range(QUERY_ROUNDS):
+            started = time.perf_counter()
+            picked = query()
+            samples.append((time.perf_counter() - started) * 1000)
+        with CaptureQueriesContext(connection) as queries:
+            query()
+        return {
+            "p50_ms": round(statistics.median(samples), 2),
+            "p99_ms": round(percentile(samples, 0.99), 2),
+            "queries": len(queries.captured_queries),
+            "picked": picked,
+        }
+
+    figures: dict[str, Any] = {"queued": Run.objects.filter(workspace_id__in=ids, status=RunStatus.QUEUED).count()}
+    for slots, quota in (("a slot free in every workspace", 2), ("every workspace full", 1)):
+        Workspace.objects.filter(pk__in=ids).update(quota_concurrent_runs=quota)
+        now_query = timed(lambda: _admissible_runs(limit=CANDIDATES_PER_QUERY))
+        before = timed(baseline)
+        if now_query.pop("picked") != before.pop("picked"):
+            raise RuntimeError(f"queue_5000 ({slots}): the query and its baseline picked different runs")
+        figures[slots] = {"now": now_query, "baseline": before}
+    Workspace.objects.filter(pk__in=ids).delete()  # the worker started next must not run them
+    return figures
+
+
+def print_queue_table(figures: dict[str, Any]) -> None:
+    print(f"\nAdmission query with {figures['queued']:,} runs queued (50 workspaces), p50 / p99 ms")
+    for slots in ("a slot free in every workspace", "every workspace full"):
+        now, before = figures[slots]["now"], figures[slots]["baseline"]
+        print(
+            f"  {slots:<32} now {now['p50_ms']:>7} / {now['p99_ms']:<7}"
+            f" baseline (every active run joined to its creation) {before['p50_ms']:>7} / {before['p99_ms']}"
+        )
 
 
 def phase(model_url: str, name: str, *, workspaces: int, runs_per_workspace: int, quota: int) -> dict[str, Any]:

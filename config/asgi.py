@@ -15,13 +15,17 @@ from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E40
 
 from config.backpressure import BackpressureMiddleware  # noqa: E402
 from config.routing import websocket_urlpatterns  # noqa: E402
+from config.websocket_backlog import WebsocketBacklogMiddleware  # noqa: E402
 
-# Outermost, so that it sees daphne's own `send`: response bodies wait for a client that reads slowly.
+# Outermost, so that they see daphne's own `send`: response bodies wait for a client that reads
+# slowly; a websocket whose client leaves too much unread is closed.
 application = BackpressureMiddleware(
-    ProtocolTypeRouter(
-        {
-            "http": django_asgi_app,
-            "websocket": AllowedHostsOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns))),
-        }
+    WebsocketBacklogMiddleware(
+        ProtocolTypeRouter(
+            {
+                "http": django_asgi_app,
+                "websocket": AllowedHostsOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns))),
+            }
+        )
     )
 )

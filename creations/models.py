@@ -121,6 +121,9 @@ class Run(models.Model):
     """One attempt at a creation: a sandbox, an agent loop, a trajectory, artifacts."""
 
     creation = models.ForeignKey(Creation, on_delete=models.CASCADE, related_name="runs")
+    # Its creation's workspace, kept on the run (filled on save) so that admission reads a
+    # workspace's queued and going runs from indexes of their own, without joining creations.
+    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="+", db_index=False)
     # Runs are the creation's versions, numbered from 1 in the order they were asked for.
     version = models.PositiveIntegerField()
     # The version this one continues from (a refine); None for a first version or a run from scratch.
@@ -166,11 +169,17 @@ class Run(models.Model):
         ordering = ["-created_at"]
         indexes = [
             models.Index(fields=["status", "heartbeat_at"]),
-            # Admission asks which workspace was served least recently among the runs started lately.
-            models.Index(fields=["started_at"], name="run_started_at"),
-            # A workspace's queued runs (counted against its queue's bound at each submission, and
-            # ahead of a new run) are found among the runs queued now, however many have ever run.
-            models.Index(fields=["creation", "created_at"], condition=Q(status="queued"), name="run_queued"),
+            # Admission (creations.runs.admission) reads, per workspace: its queued runs in order
+            # (also counted against its queue's bound at each submission, and ahead of a new run),
+            # found among the runs queued now however many have ever run; its runs in flight; and
+            # when it last had a run started.
+            models.Index(
+                fields=["workspace", "created_at", "id"], condition=Q(status="queued"), name="run_queued_in_workspace"
+            ),
+            models.Index(
+                fields=["workspace"], condition=Q(status__in=IN_FLIGHT_STATUSES), name="run_in_flight_in_workspace"
+            ),
+            models.Index(fields=["workspace", "started_at"], name="run_started_in_workspace"),
             # A workspace's storage in use sums the event files of the runs that have any, not of every run.
             models.Index(fields=["creation"], condition=Q(event_file_bytes__gt=0), name="run_event_files"),
         ]
@@ -195,6 +204,8 @@ class Run(models.Model):
         return f"Run {self.pk} ({self.status})"
 
     def save(self, *args: Any, **kwargs: Any) -> None:
+        if self.workspace_id is None and self.creation_id is not None:
+            self.workspace_id = self.creation.workspace_id
         if self.version is None:
             # The next number of its creation. Services lock the creation's row first
             # (creations.runs.state.run_create_queued), so two runs never get the same one.

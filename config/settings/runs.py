@@ -77,6 +77,12 @@ RUN_WS_ACCESS_RECHECK_SECONDS = env.float("RUN_WS_ACCESS_RECHECK_SECONDS", defau
 # Live run sockets open at once, per person and per client address (creations/events/socket_slots.py).
 RUN_WS_MAX_PER_USER = env.int("RUN_WS_MAX_PER_USER", default=20, validate=Range(min=1))
 RUN_WS_MAX_PER_ADDRESS = env.int("RUN_WS_MAX_PER_ADDRESS", default=60, validate=Range(min=1))
+# Bytes of events a live run socket's client may leave unread (past the first 64 KB): beyond it, and
+# not taken within a few seconds, the socket is closed with 4408 and a reason, and its slot freed; the
+# page reconnects from the last event it showed (config/websocket_backlog.py).
+RUN_WS_SEND_BUFFER_MAX_BYTES = env.int(
+    "RUN_WS_SEND_BUFFER_MAX_BYTES", default=4 * 1024 * 1024, validate=Range(min=64 * 1024)
+)
 RUN_WS_SLOT_STALE_SECONDS = max(15.0, 3 * RUN_WS_POLL_SECONDS)  # a socket not seen alive this long is gone
 RUN_BRIEF_MAX_CHARS = env.int("RUN_BRIEF_MAX_CHARS", default=20_000, validate=Range(min=100))
 RUN_INPUT_MAX_FILES = env.int("RUN_INPUT_MAX_FILES", default=20, validate=Range(min=0))

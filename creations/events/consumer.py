@@ -14,6 +14,9 @@ person should read: too many sockets open (4429, socket_slots.py), or access
 lost while watching (4403): removed from the workspace, the creation made private,
 signed out. Checked again every RUN_WS_ACCESS_RECHECK_SECONDS on a clock of its
 own, however busy the run (watch_guard.py, shared with the API's event stream).
+A client that leaves too much unread is closed by the server (4408, with a reason
+in the close frame: config/websocket_backlog.py); the page reconnects from the
+last event it showed.
 """
 
 from __future__ import annotations
@@ -172,13 +175,24 @@ class RunEventsConsumer(AsyncJsonWebsocketConsumer):
                 if event["seq"] <= self.sent_seq:
                     continue  # a duplicate
                 break  # a gap: the caller reads the rest from the database
-            await self.send_json({"type": "event", **event})
+            if not await self._send_or_stop({"type": "event", **event}):
+                return
             self.sent_seq = event["seq"]
 
     async def _close_saying(self, message: str, *, code: int) -> None:
         self._closing = True
-        await self.send_json({"type": "closing", "message": message})
-        await self.close(code=code)
+        if await self._send_or_stop({"type": "closing", "message": message}):
+            await self.close(code=code)
+
+    async def _send_or_stop(self, content: dict[str, Any]) -> bool:
+        """Send, or learn that the server has closed the socket (its client fell too far behind:
+        config/websocket_backlog.py) and stop: nothing more is read for it."""
+        try:
+            await self.send_json(content)
+        except OSError:
+            self._closing = True
+            return False
+        return True
 
     async def _lost(self, why: str) -> None:
         if not self._closing:

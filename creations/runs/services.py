@@ -41,6 +41,7 @@ from creations.runs.state import (
 from creations.runs.supervision import publish_cancel
 from creations.usage.budgets import check_can_submit, storage_room_check
 from sandboxes.agent import demo_follow_up_refusal
+from workspaces.endpoints import KEY_UNREADABLE
 from workspaces.models import ModelEndpoint, Workspace
 from workspaces.permissions import membership_to_start_runs
 from workspaces.selectors import membership_get
@@ -81,6 +82,8 @@ def _clean_endpoint(workspace: Workspace, endpoint: ModelEndpoint | None) -> Mod
         raise ValidationError({"model_endpoint": f"The model “{endpoint.name}” was deleted; fork with another model."})
     if not endpoint.is_enabled:
         raise ValidationError({"model_endpoint": f"The model “{endpoint.name}” is switched off; pick another one."})
+    if endpoint.key_unreadable:  # refused now, not queued to fail on a worker later
+        raise ValidationError({"model_endpoint": f"The model “{endpoint.name}” cannot be used. {KEY_UNREADABLE}"})
     return endpoint
 
 
@@ -258,6 +261,7 @@ def creation_fork(*, creation: Creation, user: User, brief: str, workspace: Work
     endpoint = creation.model_endpoint if same_workspace and creation.model_endpoint_id else None
     if endpoint is not None and not endpoint.is_enabled:
         endpoint = None
+    _clean_endpoint(target, endpoint)
     brief = _clean_brief(brief)
     originals = list(creation.inputs.all())
     _check_room(target, adding_bytes=sum(original.size for original in originals))

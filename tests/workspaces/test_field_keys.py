@@ -218,3 +218,52 @@ def test_a_stored_key_no_key_opens_makes_the_model_unusable_with_a_message_and_n
     assert owner.post(reverse("endpoint_edit", args=[slug, endpoint.pk]), form).status_code == 302
     assert ModelEndpoint.objects.get(pk=endpoint.pk).api_key == KEY
     assert "Cannot be decrypted" not in owner.get(reverse("workspace_endpoints", args=[slug])).content.decode()
+
+
+REFUSED = f"The model “Team GPT” cannot be used. {UNREADABLE}"
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("spoil", [unreadable_by_a_removed_key, damaged], ids=["key removed", "row damaged"])
+def test_a_model_whose_key_cannot_be_read_is_refused_at_submit_saying_to_enter_it_again(
+    team: Team, use_keys: UseKeys, monkeypatch: pytest.MonkeyPatch, spoil: Callable[..., None]
+) -> None:
+    monkeypatch.setattr("creations.runs.queue.send_wake_up", lambda run_id=None: None)
+    use_keys(NEW)
+    endpoint = add_endpoint(team)
+    earlier = submit(team, endpoint)
+    Run.objects.filter(pk=earlier.pk).update(status=RunStatus.SUCCEEDED, finished_at=earlier.created_at)
+    spoil(endpoint, use_keys)
+    slug = team.workspace.slug
+    runs_before = Run.objects.count()
+
+    form = signed_in(team.member).post(
+        reverse("creation_new", args=[slug]),
+        {"brief": "A map of these stops", "visibility": "workspace", "model": str(endpoint.pk)},
+    )
+    assert form.status_code == 400
+    page = form.content.decode()
+    assert REFUSED in page
+    assert "enter the API key again on the workspace&#x27;s Models page" in page
+    assert "A map of these stops</textarea>" in page  # what was typed is kept
+
+    api = api_as(team.member).post(
+        f"/api/v1/workspaces/{slug}/runs", {"brief": "A map of these stops", "model_endpoint_id": endpoint.pk}
+    )
+    assert api.status_code == 422
+    assert api["Content-Type"] == "application/problem+json"
+    problem = api.json()
+    assert problem["detail"].startswith(REFUSED)
+    assert "enter the API key again on the workspace's Models page" in problem["detail"]
+    assert [error["field"] for error in problem["errors"]] == ["model_endpoint"]
+
+    member = signed_in(team.member)  # run again, refine and fork of a creation on that model: refused too
+    rerun = member.post(reverse("creation_rerun", args=[earlier.creation_id]), follow=True)
+    assert REFUSED in rerun.content.decode()
+    refine = member.post(reverse("run_refine", args=[earlier.pk]), {"instruction": "make it red"})
+    assert REFUSED in refine.content.decode()
+    assert "make it red</textarea>" in refine.content.decode()
+    fork = member.post(reverse("creation_fork", args=[earlier.creation_id]), {"brief": "The same, in blue"})
+    assert REFUSED in fork.content.decode()
+    assert "The same, in blue</textarea>" in fork.content.decode()
+    assert Run.objects.count() == runs_before

@@ -137,7 +137,9 @@ def queue_in_other_workspaces(runs: int, *, workspaces: int = 30) -> None:
     creations = Creation.objects.bulk_create(
         [Creation(workspace=places[i % workspaces], author=author, brief="b") for i in range(runs)]
     )
-    Run.objects.bulk_create([Run(creation=creation, version=1) for creation in creations])
+    Run.objects.bulk_create(
+        [Run(creation=creation, workspace_id=creation.workspace_id, version=1) for creation in creations]
+    )
 
 
 def submission_queries(team: Team) -> list[str]:
@@ -173,8 +175,13 @@ def test_the_queue_is_counted_from_the_runs_queued_now_not_every_run_ever(team: 
     ours = Creation.objects.bulk_create(
         [Creation(workspace=team.workspace, author=author, brief="b") for _ in range(5000)]
     )
-    Run.objects.bulk_create([Run(creation=c, version=1, status="succeeded", finished_at=c.created_at) for c in ours])
-    Run.objects.bulk_create([Run(creation=c, version=2) for c in ours[:50]])
+    Run.objects.bulk_create(
+        [
+            Run(creation=c, workspace_id=c.workspace_id, version=1, status="succeeded", finished_at=c.created_at)
+            for c in ours
+        ]
+    )
+    Run.objects.bulk_create([Run(creation=c, workspace_id=c.workspace_id, version=2) for c in ours[:50]])
     with connection.cursor() as cursor:
         cursor.execute("ANALYZE")
     count = next(sql for sql in submission_queries(team) if "COUNT(*)" in sql and "'queued'" in sql)
