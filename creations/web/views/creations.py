@@ -27,6 +27,7 @@ from creations.access import (
 from creations.artifacts.display import artifact_displays
 from creations.events.trajectory import NotKept, run_trajectory
 from creations.models import Creation, Run
+from creations.page_views import count_creation_view
 from creations.runs.admission import RunQueueFull
 from creations.runs.inputs import INPUT_NAME_RULE, input_renames
 from creations.runs.services import (
@@ -250,7 +251,9 @@ def _creation_for_page(request: HttpRequest, pk: int) -> CreationViewing:
 @with_platform_csp
 @require_GET
 def creation_detail(request: HttpRequest, pk: int) -> HttpResponse:
-    return _creation_page(request, _creation_for_page(request, pk))
+    viewing = _creation_for_page(request, pk)
+    count_creation_view(creation=viewing.creation, viewer=request.user)
+    return _creation_page(request, viewing)
 
 
 @login_required
