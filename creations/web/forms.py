@@ -109,6 +109,14 @@ class ForkForm(forms.Form):
         limit_length(self.fields["brief"], settings.RUN_BRIEF_MAX_CHARS, "The brief")
 
 
+class RenameForm(forms.Form):
+    title = forms.CharField(label="New title", help_text="What the gallery, the lists and the pages call it.")
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        limit_length(self.fields["title"], TITLE_MAX_CHARS, "The title")
+
+
 class RefineForm(forms.Form):
     instruction = forms.CharField(
         widget=forms.Textarea(attrs={"rows": 3}),
