@@ -11,7 +11,7 @@ from creations.models import TITLE_MAX_CHARS, ArtifactKind, Visibility
 from creations.runs.inputs import allowed_extensions, input_rules_text
 from creations.runs.limits import run_ceilings
 from creations.web.gallery import DEMO_MODEL, SHOW_CREATIONS, SHOW_FILES, SORT_MOST_VIEWED, SORT_NEWEST, GalleryQuery
-from workspaces.models import ModelEndpoint, Workspace
+from workspaces.models import EndpointVerdict, ModelEndpoint, Workspace
 from workspaces.selectors import workspace_endpoints
 
 DEMO_MODEL_CHOICE = ""
@@ -55,6 +55,15 @@ def limit_length(field: forms.Field, limit: int, what: str) -> None:
     field.widget.attrs["data-max-chars"] = str(limit)
 
 
+def endpoint_choice_label(endpoint: ModelEndpoint) -> str:
+    """How the model picker names an endpoint: marked when its last connection test failed, so nobody
+    starts a run on a model that answered "wrong key" without being told."""
+    label = f"{endpoint.name} ({endpoint.model})"
+    if endpoint.check_verdict and endpoint.check_verdict != EndpointVerdict.WORKS:
+        label += f" \u2014 last connection test failed: {endpoint.get_check_verdict_display()}"
+    return label
+
+
 class CreationForm(forms.Form):
     brief = TypedTextField(
         widget=forms.Textarea(attrs={"rows": 6, "placeholder": "A 3-day Tokyo food map, with one pin per meal…"}),
@@ -79,7 +88,7 @@ class CreationForm(forms.Form):
         model_field = self.fields["model"]
         assert isinstance(model_field, forms.ChoiceField)
         model_field.choices = [(DEMO_MODEL_CHOICE, DEMO_MODEL_LABEL_TEXT)] + [
-            (pk, f"{e.name} ({e.model})") for pk, e in self.endpoints.items()
+            (pk, endpoint_choice_label(e)) for pk, e in self.endpoints.items()
         ]
         limit_length(self.fields["brief"], settings.RUN_BRIEF_MAX_CHARS, "The brief")
         limit_length(self.fields["title"], TITLE_MAX_CHARS, "The title")

@@ -89,6 +89,8 @@ def _new_creation_context(request: HttpRequest, membership: Membership) -> dict[
         "membership": membership,
         "starters": starters(),
         "max_file_bytes": settings.UPLOAD_MAX_FILE_BYTES,
+        "max_files": settings.RUN_INPUT_MAX_FILES,
+        "max_total_bytes": settings.RUN_INPUT_MAX_BYTES,
         "attachments": attachments_for(request, workspace=membership.workspace),
     }
 
