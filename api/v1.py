@@ -20,6 +20,7 @@ from api.operations.artifacts import run_router as run_artifacts_router
 from api.operations.comments import comment_router as comments_router
 from api.operations.comments import router as run_comments_router
 from api.operations.compare import router as compare_router
+from api.operations.creations import router as creations_router
 from api.operations.events import router as events_router
 from api.operations.inputs import router as inputs_router
 from api.operations.language_models import router as language_models_router
@@ -94,6 +95,7 @@ api.add_router("/workspaces", usage_router)
 api.add_router("/workspaces", workspace_runs_router)
 api.add_router("/runs", runs_router)
 api.add_router("/runs", versions_router)
+api.add_router("/runs", creations_router)
 api.add_router("/runs", messages_router)
 api.add_router("/runs", events_router)
 api.add_router("/runs", run_artifacts_router)

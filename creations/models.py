@@ -37,6 +37,8 @@ class Creation(models.Model):
     forked_from = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="forks")
     # The version the gallery shows: the latest that succeeded, or one a member restored.
     shown_run = models.ForeignKey("Run", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    # How often people other than its author opened its page or one of its files: the gallery's "most viewed".
+    view_count = models.PositiveBigIntegerField(default=0)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

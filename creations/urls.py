@@ -14,6 +14,7 @@ urlpatterns = [
     path("creations/<int:pk>/", creations.creation_detail, name="creation_detail"),
     path("creations/<int:pk>/rerun/", creations.creation_rerun, name="creation_rerun"),
     path("creations/<int:pk>/fork/", creations.creation_fork_view, name="creation_fork"),
+    path("creations/<int:pk>/rename/", creations.creation_rename_view, name="creation_rename"),
     path("creations/<int:pk>/delete/", creations.creation_delete_view, name="creation_delete"),
     path("creations/<int:pk>/compare/", compare.creation_compare, name="creation_compare"),
     path("creations/<int:pk>/comments/", creations.creation_comment, name="creation_comment"),

@@ -8,6 +8,7 @@ UPDATE, so a link used twice at the same moment admits one person.
 from __future__ import annotations
 
 import hashlib
+import re
 import secrets
 from dataclasses import dataclass
 from datetime import timedelta
@@ -34,6 +35,20 @@ class NewInvitation:
     url: str  # shown once: the token is not stored
 
 
+TOKEN_BYTES = 32
+# What secrets.token_urlsafe(TOKEN_BYTES) gives: 43 characters of the URL-safe base64 alphabet.
+_TOKEN_SHAPE = re.compile(r"[A-Za-z0-9_-]{43}")
+MALFORMED_LINK = (
+    "This is not a whole invitation link: part of it may have been cut off or changed on the way. "
+    "Open the link exactly as it was sent, or ask for a new one."
+)
+
+
+def looks_like_a_token(token: str) -> bool:
+    """Whether a link's last part has the shape of an invitation token (known or not)."""
+    return _TOKEN_SHAPE.fullmatch(token) is not None
+
+
 def invitation_url(token: str) -> str:
     return f"{settings.SITE_URL.rstrip('/')}{reverse('invitation_accept', args=[token])}"
 
@@ -50,7 +65,7 @@ def invitation_create(*, workspace: Workspace, actor: User, role: str, email: st
     email = email.strip().lower()
     if email and Membership.objects.filter(workspace=workspace, user__email__iexact=email).exists():
         raise WorkspaceRuleError(f"{email} is already a member of this workspace.", field="email")
-    token = secrets.token_urlsafe(32)
+    token = secrets.token_urlsafe(TOKEN_BYTES)
     invitation = Invitation.objects.create(
         workspace=workspace,
         role=role,

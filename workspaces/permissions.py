@@ -1,5 +1,6 @@
 """Workspace permission checks: who belongs to a workspace, who may start runs in it, and
 who may share its work outside it.
+Renaming a creation one can see is for those who may work on it: `may_rename_creation`.
 
 Outsiders get a 404, never a hint. Starting runs is one rule wherever it is asked
 (submitting, re-running, refining, restoring a version, forking, starting from an
@@ -24,6 +25,7 @@ from workspaces.models import Membership, Workspace
 from workspaces.selectors import membership_get
 
 START_RUNS_REFUSED = "Only owners, admins and members of this workspace can start runs."
+RENAME_REFUSED = "Only owners, admins and members of this workspace can rename its creations."
 SHARE_REFUSED = "Only owners, admins and members of this workspace can make share links."
 REVOKE_SHARE_REFUSED = "You can revoke the share links you made; owners and admins can revoke any."
 WEBHOOKS_REFUSED = "Only owners and admins of this workspace can see and change its webhooks."
@@ -59,6 +61,12 @@ def membership_to_start_runs(*, workspace: Workspace | int, user: User | Anonymo
     if membership is None or not may_start_runs(membership):
         raise PermissionDenied(START_RUNS_REFUSED)
     return membership
+
+
+def may_rename_creation(membership: Membership | None) -> bool:
+    """Whether a membership lets its person rename the creations of its workspace they can see:
+    those who may work on them (refine, restore a version) may; viewers watch."""
+    return may_start_runs(membership)
 
 
 def may_share(membership: Membership | None) -> bool:

@@ -22,5 +22,6 @@ urlpatterns = [
     path("w/<slug:slug>/models/<int:pk>/test/", endpoints.endpoint_test_view, name="endpoint_test"),
     path("w/<slug:slug>/models/<int:pk>/enabled/", endpoints.endpoint_enabled_view, name="endpoint_enabled"),
     path("w/<slug:slug>/models/<int:pk>/delete/", endpoints.endpoint_delete_view, name="endpoint_delete"),
-    path("invitations/<str:token>/", members.invitation_accept_view, name="invitation_accept"),
+    # Any path: a link a mail client broke (a slash added, say) still reaches the invitation page.
+    path("invitations/<path:token>/", members.invitation_accept_view, name="invitation_accept"),
 ]

@@ -8,6 +8,7 @@ to (creations.artifacts.presigned); formats the browser could misread are
 forced to download; the content type never comes from the file name.
 """
 
+import re
 from dataclasses import dataclass
 from urllib.parse import quote, urlsplit
 
@@ -40,20 +41,31 @@ DOWNLOAD_TYPE = "application/octet-stream"
 TEXT_CSP = "sandbox; default-src 'none'; style-src 'unsafe-inline'"
 SVG_CSP = "sandbox; default-src 'none'; style-src 'unsafe-inline'; img-src data:; font-src data:"
 LOOPBACK_NAMES = ("localhost", "127.0.0.1", "[::1]")  # as written in a URL
+# A CSP host-source (CSP Level 3, section 2.3.1): a scheme, then a host of dotted labels
+# (letters, digits, hyphens), then an optional port. It has no form for an IPv6 literal:
+# Chromium refuses `http://[::1]:8000` with an error in the console and ignores it.
+_CSP_HOST_SOURCE = re.compile(r"[a-z][a-z0-9+.-]*://[a-z0-9-]+(\.[a-z0-9-]+)*(:[0-9]+)?", re.IGNORECASE)
+
+
+def is_csp_host_source(origin: str) -> bool:
+    """Whether a CSP source list can name this origin (so a browser will read it)."""
+    return _CSP_HOST_SOURCE.fullmatch(origin) is not None
 
 
 def platform_origins() -> list[str]:
-    """The origins of the platform's pages, which alone may frame an artifact.
+    """The origins of the platform's pages, which alone may frame an artifact, as a CSP can name them.
 
     SITE_URL; in development also the other loopback names at its port, since
-    the development server answers to each and a newcomer may open any of them.
-    """
+    the development server answers to each and a newcomer may open any of them
+    (but `[::1]`, which no CSP source can name: a page opened there cannot frame artifacts)."""
     site = settings.SITE_URL.rstrip("/")
     parts = urlsplit(site)
     if not settings.DEBUG or parts.hostname not in {name.strip("[]") for name in LOOPBACK_NAMES}:
-        return [site]
-    port = f":{parts.port}" if parts.port else ""
-    return [f"{parts.scheme}://{name}{port}" for name in LOOPBACK_NAMES]
+        origins = [site]
+    else:
+        port = f":{parts.port}" if parts.port else ""
+        origins = [f"{parts.scheme}://{name}{port}" for name in LOOPBACK_NAMES]
+    return [origin for origin in origins if is_csp_host_source(origin)]
 
 
 # What an HTML artifact may load: its own files (the artifact origin) and what it holds
@@ -61,6 +73,9 @@ def platform_origins() -> list[str]:
 # page read, and the page is written by a model that may have been prompt-injected. (Our own
 # S3 store's objects excepted: what a request there carries stays in our store.)
 LOCAL_SOURCES = "'self' data: blob:"
+# When SITE_URL itself cannot be named in a CSP (an IPv6 literal): framed by nobody, rather than
+# an empty source list, which a browser reads as "by anyone".
+NO_ANCESTORS = "'none'"
 
 
 def html_csp(*, frame_ancestors: str | None = None) -> str:
@@ -84,7 +99,7 @@ def html_csp(*, frame_ancestors: str | None = None) -> str:
             "base-uri 'none'",
             "frame-src 'none'",
             "worker-src 'none'",
-            f"frame-ancestors {frame_ancestors or ' '.join(platform_origins())}",
+            f"frame-ancestors {frame_ancestors or ' '.join(platform_origins()) or NO_ANCESTORS}",
         ]
     )
 

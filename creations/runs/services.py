@@ -24,7 +24,7 @@ from django.core.files.base import ContentFile
 from django.core.files.uploadedfile import UploadedFile
 from django.db import transaction
 
-from creations.access import can_cancel_run, can_delete_creation, can_view_creation
+from creations.access import can_cancel_run, can_delete_creation, can_view_creation, creation_visible
 from creations.models import ACTIVE_STATUSES, TITLE_MAX_CHARS, Creation, InputFile, Run, RunStatus, Visibility
 from creations.runs import queue
 from creations.runs.admission import queue_room_check, run_note_waiting
@@ -43,7 +43,7 @@ from creations.usage.budgets import check_can_submit, storage_room_check
 from sandboxes.agent import demo_follow_up_refusal
 from workspaces.endpoints import KEY_UNREADABLE
 from workspaces.models import ModelEndpoint, Workspace
-from workspaces.permissions import membership_to_start_runs
+from workspaces.permissions import RENAME_REFUSED, may_rename_creation, membership_to_start_runs
 from workspaces.selectors import membership_get
 
 AnyUser = User | AnonymousUser
@@ -246,6 +246,27 @@ def creation_restore_version(*, creation: Creation, run: Run, user: User) -> Non
     creation_show_version(creation_id=creation.pk, run_id=run.pk)
 
 
+def fork_title(creation: Creation) -> str:
+    """What a fork is called until someone renames it."""
+    title = f"Fork of {creation}"
+    return title if len(title) <= TITLE_MAX_CHARS else title[: TITLE_MAX_CHARS - 1] + "…"
+
+
+def creation_rename(*, creation: Creation, user: User, title: str) -> None:
+    """Give a creation a new title (a fork its own, say). Who may: `may_rename_creation`, for a
+    creation they can see."""
+    membership = membership_get(workspace=creation.workspace_id, user=user)
+    if not creation_visible(creation=creation, user=user, membership=membership):
+        raise PermissionDenied("You cannot see this creation.")
+    if not may_rename_creation(membership):
+        raise PermissionDenied(RENAME_REFUSED)
+    title = _clean_title(title)
+    if not title:
+        raise ValidationError({"title": "Write a title: a blank one is not a name."})
+    Creation.objects.filter(pk=creation.pk).update(title=title)
+    creation.title = title
+
+
 @transaction.atomic
 def creation_fork(*, creation: Creation, user: User, brief: str, workspace: Workspace | None = None) -> Run:
     """A new creation from an existing one, with a new brief, the same inputs, and a first run.
@@ -268,7 +289,7 @@ def creation_fork(*, creation: Creation, user: User, brief: str, workspace: Work
     fork = Creation.objects.create(
         workspace=target,
         author=user,
-        title=creation.title,
+        title=fork_title(creation),
         brief=brief,
         visibility=creation.visibility if same_workspace else Visibility.WORKSPACE,
         model_endpoint=endpoint,

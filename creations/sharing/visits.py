@@ -59,7 +59,7 @@ def _version(link: ShareLink) -> Run | None:
         return link.run
     if link.creation.shown_run is not None:
         return link.creation.shown_run
-    return Run.objects.filter(creation_id=link.creation_id).order_by("-version").first()
+    return Run.objects.filter(creation_id=link.creation_id).select_related("started_by").order_by("-version").first()
 
 
 def shared_version(token: str) -> SharedVersion:
@@ -67,7 +67,7 @@ def shared_version(token: str) -> SharedVersion:
     link = None
     if looks_like_a_token(token):
         link = (
-            ShareLink.objects.select_related("creation__shown_run", "run", "created_by")
+            ShareLink.objects.select_related("creation__shown_run__started_by", "run__started_by", "created_by")
             .filter(token_hash=token_hash(token))
             .first()
         )

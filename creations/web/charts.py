@@ -95,14 +95,35 @@ class BarChart:
         return (self.left + self.right) / 2
 
 
-def nice_top(value: float, ticks: int = 4) -> tuple[float, float]:
-    """An axis maximum at or above `value` and its step, in steps of 1, 2, 2.5 or 5 times a power of ten."""
+def nice_top(value: float, ticks: int = 4, *, min_step: float = 0.0) -> tuple[float, float]:
+    """An axis maximum at or above `value` and its step, in steps of 1, 2, 2.5 or 5 times a power of ten,
+    and at least `min_step` (1 for what only comes whole, such as tokens: no "0.25 tokens" tick)."""
     if value <= 0:
-        return 1.0, 0.25
-    raw = value / ticks
+        step = max(0.25, min_step)
+        return max(1.0, step), step
+    raw = max(value / ticks, min_step)
     magnitude = 10 ** math.floor(math.log10(raw))
-    step = next(m * magnitude for m in (1, 2, 2.5, 5, 10) if m * magnitude >= raw)
+    steps = [m * magnitude for m in (1, 2, 2.5, 5, 10, 20)]
+    # A step that is not a whole number of `min_step`s (2.5 tokens) would draw ticks between them.
+    step = next(s for s in steps if s >= raw and (not min_step or _whole(s / min_step)))
     return step * math.ceil(value / step - 1e-9), step
+
+
+def _whole(number: float) -> bool:
+    return abs(number - round(number)) < 1e-9
+
+
+def step_decimals(step: float) -> int:
+    """How many decimals show every multiple of `step` exactly (0.25: 2, 2.5: 1, 20: 0)."""
+    for decimals in range(7):
+        if abs(round(step, decimals) - step) < 1e-9:
+            return decimals
+    return 6
+
+
+def decimal_axis_text(value: float, step: float) -> str:
+    """A tick as a plain number, every tick of the axis with the same decimals: 0.25, 0.50, 0.75."""
+    return f"{value:,.{step_decimals(step)}f}"
 
 
 def _short(name: str) -> str:
@@ -122,13 +143,17 @@ def stacked_bar_chart(
     unit: str,
     empty_text: str,
     grey: str | None = None,
+    min_step: float = 0.0,
+    axis_fmt: Callable[[float, float], str] | None = None,
 ) -> BarChart:
     """One column per category (a day), each stacking its series' values bottom-up.
 
     `categories` label the axis ("1".."31"); `category_names` name them in full for the
     hover text and the description ("3 March"). A single series is drawn in the accent
     colour; several get the palette, and the series named `grey` (the rest of them
-    summed, say) grey."""
+    summed, say) grey. The axis's ticks are `fmt`'s words for their values unless `axis_fmt`
+    (given the value and the step) says them otherwise: a formatter that rounds (to one decimal,
+    say) would show two ticks alike, or a tick that is not where it is drawn."""
     colours = [TOTAL_COLOUR] if len(series) == 1 else [PALETTE[n % len(PALETTE)] for n in range(len(series))]
     colours = [OTHERS_COLOUR if name == grey else colour for (name, _), colour in zip(series, colours, strict=True)]
     legend_rows = math.ceil(len(series) / LEGEND_COLUMNS) if len(series) > 1 else 0
@@ -136,7 +161,7 @@ def stacked_bar_chart(
     bottom = top + PLOT_HEIGHT
     left, right = LEFT, WIDTH - RIGHT
     totals = [sum(values[n] for _, values in series) for n in range(len(categories))]
-    axis_top, step = nice_top(max(totals, default=0))
+    axis_top, step = nice_top(max(totals, default=0), min_step=min_step)
     scale = (bottom - top) / axis_top
     slot = (right - left) / max(len(categories), 1)
     bar = slot * 0.7
@@ -176,7 +201,8 @@ def stacked_bar_chart(
     ticks = []
     for k in range(round(axis_top / step) + 1):
         value = k * step
-        ticks.append(Tick(y=round(bottom - value * scale, 1), text=fmt(value)))
+        text = axis_fmt(value, step) if axis_fmt is not None else fmt(value)
+        ticks.append(Tick(y=round(bottom - value * scale, 1), text=text))
 
     legend = []
     if len(series) > 1:

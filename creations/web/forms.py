@@ -11,7 +11,8 @@ from creations.comments.models import COMMENT_MAX_CHARS
 from creations.models import TITLE_MAX_CHARS, ArtifactKind, Visibility
 from creations.runs.inputs import allowed_extensions, input_rules_text
 from creations.runs.limits import run_ceilings
-from workspaces.models import ModelEndpoint, Workspace
+from creations.web.gallery import DEMO_MODEL, SHOW_CREATIONS, SHOW_FILES, SORT_MOST_VIEWED, SORT_NEWEST, GalleryQuery
+from workspaces.models import EndpointVerdict, ModelEndpoint, Workspace
 from workspaces.selectors import workspace_endpoints
 
 DEMO_MODEL_CHOICE = ""
@@ -55,6 +56,15 @@ def limit_length(field: forms.Field, limit: int, what: str) -> None:
     field.widget.attrs["data-max-chars"] = str(limit)
 
 
+def endpoint_choice_label(endpoint: ModelEndpoint) -> str:
+    """How the model picker names an endpoint: marked when its last connection test failed, so nobody
+    starts a run on a model that answered "wrong key" without being told."""
+    label = f"{endpoint.name} ({endpoint.model})"
+    if endpoint.check_verdict and endpoint.check_verdict != EndpointVerdict.WORKS:
+        label += f" \u2014 last connection test failed: {endpoint.get_check_verdict_display()}"
+    return label
+
+
 class CreationForm(forms.Form):
     brief = TypedTextField(
         widget=forms.Textarea(attrs={"rows": 6, "placeholder": "A 3-day Tokyo food map, with one pin per meal…"}),
@@ -79,7 +89,7 @@ class CreationForm(forms.Form):
         model_field = self.fields["model"]
         assert isinstance(model_field, forms.ChoiceField)
         model_field.choices = [(DEMO_MODEL_CHOICE, DEMO_MODEL_LABEL_TEXT)] + [
-            (pk, f"{e.name} ({e.model})") for pk, e in self.endpoints.items()
+            (pk, endpoint_choice_label(e)) for pk, e in self.endpoints.items()
         ]
         limit_length(self.fields["brief"], settings.RUN_BRIEF_MAX_CHARS, "The brief")
         limit_length(self.fields["title"], TITLE_MAX_CHARS, "The title")
@@ -107,6 +117,14 @@ class ForkForm(forms.Form):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         limit_length(self.fields["brief"], settings.RUN_BRIEF_MAX_CHARS, "The brief")
+
+
+class RenameForm(forms.Form):
+    title = forms.CharField(label="New title", help_text="What the gallery, the lists and the pages call it.")
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        limit_length(self.fields["title"], TITLE_MAX_CHARS, "The title")
 
 
 class RefineForm(forms.Form):
@@ -175,5 +193,55 @@ class DeleteCreationForm(forms.Form):
         return value
 
 
+SEARCH_MAX_CHARS = 200
+
+
 class GalleryFilterForm(forms.Form):
+    """Search, filters and order of a gallery. A value that is not one of the field's choices is said
+    beside the field and left out; the rest still apply."""
+
+    q = forms.CharField(
+        required=False,
+        max_length=SEARCH_MAX_CHARS,
+        label="Search",
+        widget=forms.TextInput(attrs={"type": "search", "placeholder": "Title, brief or file name"}),
+    )
     kind = forms.ChoiceField(choices=[("", "All kinds"), *ArtifactKind.choices], required=False)
+    person = forms.ChoiceField(required=False, label="Person")
+    model = forms.ChoiceField(required=False, label="Model")
+    sort = forms.ChoiceField(
+        required=False, label="Order", choices=[(SORT_NEWEST, "Newest first"), (SORT_MOST_VIEWED, "Most viewed")]
+    )
+    show = forms.ChoiceField(
+        required=False, label="Show", choices=[(SHOW_FILES, "Every file"), (SHOW_CREATIONS, "One tile per creation")]
+    )
+
+    def __init__(self, *args: Any, people: list[str], models: list[str], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        person, model = self.fields["person"], self.fields["model"]
+        assert isinstance(person, forms.ChoiceField)
+        assert isinstance(model, forms.ChoiceField)
+        person.choices = [("", "Anyone"), *((name, name) for name in people)]
+        model.choices = [("", "Any model"), (DEMO_MODEL, "Demo model"), *((name, name) for name in models)]
+
+    def query(self) -> GalleryQuery:
+        """What the valid fields ask for (an unbound form: the whole gallery, newest first)."""
+        if self.is_bound:
+            self.is_valid()
+        data = getattr(self, "cleaned_data", {})
+        return GalleryQuery(
+            text=data.get("q", "").strip(),
+            kind=data.get("kind", ""),
+            person=data.get("person", ""),
+            model=data.get("model", ""),
+            sort=data.get("sort") or SORT_NEWEST,
+            show=data.get("show") or SHOW_FILES,
+        )
+
+    def chosen(self) -> dict[str, str]:
+        """The query as URL parameters, defaults left out: what the pager's links carry."""
+        query = self.query()
+        values = {"q": query.text, "kind": query.kind, "person": query.person, "model": query.model}
+        values |= {"sort": query.sort if query.sort != SORT_NEWEST else ""}
+        values |= {"show": query.show if query.show != SHOW_FILES else ""}
+        return {name: value for name, value in values.items() if value}

@@ -1,18 +1,14 @@
 """Reads for creations, runs and artifacts."""
 
-import re
-from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import Any
 
 from django.conf import settings
 from django.contrib.auth.models import AnonymousUser, User
 from django.core.paginator import Page, Paginator
-from django.db.models import Count, F, OuterRef, Q, Subquery
 
 from creations.access import visible_to_member
-from creations.models import ACTIVE_STATUSES, Artifact, Creation, Run, UsageRecord, Visibility
+from creations.models import ACTIVE_STATUSES, Artifact, Creation, Run, UsageRecord
 from creations.usage.selectors import workspace_month_usage
 from workspaces.models import Workspace
 
@@ -69,60 +65,6 @@ def compare_default(runs: list[Run], selected: Run | None) -> Run | None:
         return by_pk[selected.parent_id]
     earlier = [run for run in runs if run.version < selected.version]
     return max(earlier, key=lambda run: run.version) if earlier else None
-
-
-_CURSOR = re.compile(r"[0-9]{1,20}-[0-9]{1,20}")
-
-
-@dataclass(frozen=True)
-class GalleryPage:
-    items: Sequence[Artifact]
-    older: str | None  # the cursor of the next (older) page, None on the last one
-
-
-def _cursor(artifact: Artifact) -> str:
-    return f"{int(artifact.created_at.timestamp() * 1_000_000)}-{artifact.pk}"
-
-
-def _parse_cursor(text: str) -> tuple[datetime, int] | None:
-    """The position a cursor names; None for anything else (the gallery then starts at the newest)."""
-    if not _CURSOR.fullmatch(text or ""):
-        return None
-    micros, _, pk = text.partition("-")
-    try:
-        return datetime.fromtimestamp(int(micros) / 1_000_000, tz=UTC), int(pk)
-    except (OverflowError, OSError, ValueError):
-        return None
-
-
-def gallery_page(
-    *, user: User | AnonymousUser, workspace: Workspace | None = None, kind: str = "", older_than: str = "", size: int
-) -> GalleryPage:
-    """One page of a gallery, newest first: a workspace's (as this member sees it) or the public one.
-
-    Keyset pagination ("older than" the last item shown) walks the gallery
-    index, so a page costs the same at the 10,000th artifact as at the first,
-    and no COUNT is made."""
-    versions = Run.objects.filter(creation_id=OuterRef("run__creation_id")).values("creation_id")
-    artifacts = (
-        Artifact.objects.select_related("run__creation__workspace")
-        # A creation shows once: the files of the version it shows (its latest success, or one restored).
-        .filter(Q(run__creation__shown_run__isnull=True) | Q(run__creation__shown_run=F("run")))
-        .annotate(version_count=Subquery(versions.annotate(count=Count("pk")).values("count")[:1]))
-    )
-    if workspace is None:
-        artifacts = artifacts.filter(run__creation__visibility=Visibility.PUBLIC)
-    else:
-        artifacts = artifacts.filter(workspace=workspace).filter(visible_to_member(user, creation="run__creation__"))
-    if kind:
-        artifacts = artifacts.filter(kind=kind)
-    position = _parse_cursor(older_than)
-    if position is not None:
-        created_at, pk = position
-        artifacts = artifacts.filter(Q(created_at__lt=created_at) | Q(created_at=created_at, pk__lt=pk))
-    items = list(artifacts.order_by("-created_at", "-pk")[: size + 1])
-    older = _cursor(items[size - 1]) if len(items) > size else None
-    return GalleryPage(items=items[:size], older=older)
 
 
 def run_artifact_page(*, run: Run, number: str) -> Page:

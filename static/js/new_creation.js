@@ -10,7 +10,14 @@
   var fileInput = form.querySelector("input[type=file][name=uploads]");
   var zone = form.querySelector("[data-dropzone]");
   var list = form.querySelector("[data-file-list]");
-  var maxBytes = zone ? parseInt(zone.getAttribute("data-max-file-bytes"), 10) : 0;
+  var summary = form.querySelector("[data-file-summary]");
+  var clientErrors = form.querySelector("[data-client-errors]");
+  var modelSelect = form.querySelector("select[name=model]");
+  var demoNote = form.querySelector("[data-role=demo-note]");
+  function limit(name) { return zone ? parseInt(zone.getAttribute(name), 10) || 0 : 0; }
+  var maxBytes = limit("data-max-file-bytes");
+  var maxFiles = limit("data-max-files");
+  var maxTotal = limit("data-max-total-bytes");
   var accepted = (fileInput && fileInput.getAttribute("accept") || "").toLowerCase().split(",").filter(Boolean);
 
   document.querySelectorAll("a[data-starter]").forEach(function (link) {
@@ -33,12 +40,37 @@
     return (bytes / 1024 / 1024).toFixed(1) + " MB";
   }
 
-  function problem(file) {
+  // The same rules the server applies (creations/runs/inputs.py), checked before anything is sent:
+  // a refused upload would cost the whole upload, and the browser cannot give the files back after it.
+  function problem(file, index, files) {
     var dot = file.name.lastIndexOf(".");
     var ext = dot >= 0 ? file.name.slice(dot).toLowerCase() : "";
     if (accepted.length && accepted.indexOf(ext) === -1) return "this type of file is not accepted";
     if (maxBytes && file.size > maxBytes) return "too large (at most " + humanSize(maxBytes) + ")";
+    for (var i = 0; i < index; i++) {
+      if (files[i].name === file.name) return "another file has this name: remove one, or rename it";
+    }
     return "";
+  }
+
+  function overallProblems(files) {
+    var said = [];
+    var total = 0;
+    files.forEach(function (file) { total += file.size; });
+    if (maxFiles && files.length > maxFiles) said.push("Attach at most " + maxFiles + " files (" + files.length + " chosen).");
+    if (maxTotal && total > maxTotal) said.push("The files are too large together: at most " + humanSize(maxTotal) + " (" + humanSize(total) + " chosen).");
+    return said;
+  }
+
+  function fileProblems() {
+    if (!fileInput) return [];
+    var files = Array.prototype.slice.call(fileInput.files);
+    var said = [];
+    files.forEach(function (file, index) {
+      var issue = problem(file, index, files);
+      if (issue) said.push(file.name + ": " + issue + ".");
+    });
+    return said.concat(overallProblems(files));
   }
 
   function setFiles(files) {
@@ -51,12 +83,14 @@
   function render() {
     if (!list) return;
     list.textContent = "";
-    Array.prototype.forEach.call(fileInput.files, function (file, index) {
+    var files = Array.prototype.slice.call(fileInput.files);
+    files.forEach(function (file, index) {
       var item = document.createElement("li");
       var name = document.createElement("span");
       name.textContent = file.name + " · " + humanSize(file.size);
       item.appendChild(name);
-      var issue = problem(file);
+      var issue = problem(file, index, files);
+      if (issue) item.setAttribute("data-file-problem", issue);
       if (issue) {
         var warn = document.createElement("span");
         warn.className = "file-problem";
@@ -74,6 +108,58 @@
       item.appendChild(remove);
       list.appendChild(item);
     });
+    if (summary) {
+      var overall = overallProblems(files);
+      summary.textContent = overall.join(" ");
+      summary.hidden = overall.length === 0;
+    }
+  }
+
+  // Start sends nothing the server would refuse for a reason known here: the chosen files stay
+  // chosen while the person fixes it (a refused form comes back without them: browsers do not keep them).
+  form.addEventListener("submit", function (event) {
+    var said = [];
+    var first = null;
+    if (brief && !brief.value.trim()) {
+      said.push("Write a brief: say what you would like made.");
+      first = first || brief;
+    }
+    form.querySelectorAll("input[type=number]").forEach(function (field) {
+      if (!field.checkValidity()) {
+        var label = form.querySelector("label[for='" + field.id + "']");
+        said.push((label ? label.textContent.trim() : field.name) + ": " + field.validationMessage);
+        first = first || field;
+      }
+    });
+    var files = fileProblems();
+    if (files.length) {
+      said = said.concat(files);
+      first = first || fileInput;
+    }
+    if (!clientErrors) return;
+    clientErrors.textContent = "";
+    clientErrors.hidden = said.length === 0;
+    if (!said.length) return;
+    event.preventDefault();
+    var head = document.createElement("p");
+    head.textContent = "Nothing was sent yet. Your files stay chosen while you fix this:";
+    clientErrors.appendChild(head);
+    var items = document.createElement("ul");
+    said.forEach(function (text) {
+      var item = document.createElement("li");
+      item.textContent = text;
+      items.appendChild(item);
+    });
+    clientErrors.appendChild(items);
+    if (first) first.focus();
+  });
+
+  function showDemoNote() {
+    if (modelSelect && demoNote) demoNote.hidden = modelSelect.value !== "";
+  }
+  if (modelSelect) {
+    modelSelect.addEventListener("change", showDemoNote);
+    showDemoNote();
   }
 
   // Attached artifacts: removing one drops its hidden field, without leaving the page (and the

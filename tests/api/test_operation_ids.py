@@ -21,6 +21,7 @@ PUBLISHED = {
     ("POST", "/api/v1/runs/{run_id}/refine"): "api_endpoints_versions_refine_run",
     ("POST", "/api/v1/runs/{run_id}/rerun"): "api_endpoints_runs_rerun",
     ("POST", "/api/v1/runs/{run_id}/restore"): "api_endpoints_versions_restore_version",
+    ("POST", "/api/v1/runs/{run_id}/rename"): "api_endpoints_creations_rename_creation",
     ("GET", "/api/v1/runs/{run_id}/versions"): "api_endpoints_versions_list_versions",
     ("GET", "/api/v1/workspaces"): "api_endpoints_workspaces_list_workspaces",
     ("GET", "/api/v1/workspaces/{slug}"): "api_endpoints_workspaces_get_workspace",

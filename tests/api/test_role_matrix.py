@@ -180,6 +180,15 @@ def restore_version(who: str, visibility: str) -> Answer:
     return Answer(200, changed=True) if who in CREATORS else FORBIDDEN
 
 
+def rename_creation(who: str, visibility: str) -> Answer:
+    """A new title: for those who see the creation and may work on it; viewers are refused."""
+    if who == ANONYMOUS:
+        return UNAUTHORIZED
+    if not sees(who, visibility):
+        return NOT_FOUND
+    return Answer(200, changed=True) if who in CREATORS else FORBIDDEN
+
+
 def share_creation(who: str, visibility: str) -> Answer:
     """A share link: for those who see the creation and may share in its workspace."""
     if who == ANONYMOUS:
@@ -385,6 +394,10 @@ def _shown(world: World) -> bool:
     return Creation.objects.filter(pk=world.creation.pk, shown_run=world.run).exists()
 
 
+def _renamed(world: World) -> bool:
+    return Creation.objects.filter(pk=world.creation.pk, title="The renamed poster").exists()
+
+
 def _staged(world: World) -> bool:
     return StagedInput.objects.exists()
 
@@ -483,6 +496,15 @@ ROWS = [
         per_creation=True,
         changed=_shown,
         prepare=_nothing_shown,
+    ),
+    Row(
+        POST,
+        "/api/v1/runs/{run_id}/rename",
+        rename_creation,
+        body={"title": "The renamed poster"},
+        writes=True,
+        per_creation=True,
+        changed=_renamed,
     ),
     Row(POST, "/api/v1/runs/{run_id}/messages", talk_to_run, body={"text": "sign it"}, writes=True, per_creation=True),
     Row(

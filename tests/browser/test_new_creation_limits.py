@@ -2,12 +2,16 @@
 its characters as it is typed and is never cut, and a request too large to take brings the form
 back with what was typed and why, never an error page.
 
-Screenshots: tests/screenshots/new-creation-brief-over-its-limit.png and
-new-creation-too-large.png.
+The form checks chosen files (type, size, names) in the browser before sending them, and keeps
+them chosen while the person fixes what is wrong.
+
+Screenshots: tests/screenshots/new-creation-brief-over-its-limit.png, new-creation-too-large.png
+and new-creation-files-checked.png.
 """
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -74,7 +78,9 @@ def test_files_too_large_to_send_bring_the_form_back_with_the_brief(
     big = tmp_path / "survey.csv"
     with big.open("wb") as handle:  # sparse: nothing is written, the browser reads zeros
         handle.truncate(settings.REQUEST_BODY_MAX_BYTES + 1024 * 1024)
-    page = web.page()
+    # The form's script refuses a file this large before sending it (the test below): a client without
+    # the script sends it all the same, and this is what the server answers.
+    page = web.page_without_scripts()
     web.sign_in(page, team.member.username, PASSWORD)
     page.goto(f"{web.platform}/w/{team.workspace.slug}/new/")
     page.get_by_label("Brief", exact=True).fill("A map of the survey's sites, one pin per site")
@@ -95,3 +101,57 @@ def test_files_too_large_to_send_bring_the_form_back_with_the_brief(
     expect(page.get_by_text("Traceback")).to_have_count(0)
     web.shot(page, "new-creation-too-large")
     assert not Creation.objects.exists()
+
+
+def test_the_form_checks_files_before_sending_them_and_keeps_them_chosen(
+    web: Web, team: Team, settings: Any, tmp_path: Path
+) -> None:
+    _runs_wait(team)
+    big = tmp_path / "survey.csv"
+    with big.open("wb") as handle:  # sparse: nothing is written, the browser reads zeros
+        handle.truncate(settings.UPLOAD_MAX_FILE_BYTES + 1)
+    (tmp_path / "tool.exe").write_bytes(b"MZ")
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    (tmp_path / "a" / "stops.csv").write_bytes(b"name\nTsukiji\n")
+    (tmp_path / "b" / "stops.csv").write_bytes(b"name\nAsakusa\n")
+    chosen = [big, tmp_path / "tool.exe", tmp_path / "a" / "stops.csv", tmp_path / "b" / "stops.csv"]
+    posts: list[str] = []
+    page = web.page()
+    page.on("request", lambda request: posts.append(request.url) if request.method == "POST" else None)
+    web.sign_in(page, team.member.username, PASSWORD)
+    page.goto(f"{web.platform}/w/{team.workspace.slug}/new/")
+    expect(page.locator("[data-role=demo-note]")).to_contain_text("only replays its five showcase briefs")
+    files = page.get_by_label("Input files")
+    files.set_input_files([str(path) for path in chosen])
+
+    listed = page.locator("[data-file-list] li")
+    expect(listed).to_have_count(4)
+    expect(listed.nth(0)).to_contain_text("too large (at most 25.0 MB)")
+    expect(listed.nth(1)).to_contain_text("this type of file is not accepted")
+    expect(listed.nth(2)).not_to_have_attribute("data-file-problem", re.compile(".+"))
+    expect(listed.nth(3)).to_contain_text("another file has this name")
+
+    # Start without a brief: nothing is sent, each reason is said, and the files stay chosen.
+    posts.clear()
+    page.get_by_role("button", name="Start").click()
+    said = page.locator("[data-client-errors]")
+    expect(said).to_contain_text("Nothing was sent yet. Your files stay chosen while you fix this:")
+    expect(said).to_contain_text("Write a brief")
+    expect(said).to_contain_text("survey.csv: too large")
+    expect(said).to_contain_text("tool.exe: this type of file is not accepted")
+    expect(said).to_contain_text("stops.csv: another file has this name")
+    expect(page.get_by_label("Brief", exact=True)).to_be_focused()
+    assert files.evaluate("input => input.files.length") == 4
+    assert posts == []
+    web.shot(page, "new-creation-files-checked")
+
+    # Removing what is wrong and writing a brief: it goes, with the file that was right.
+    for name in ("survey.csv", "tool.exe", "stops.csv"):
+        page.get_by_role("button", name=f"Remove {name}").last.click()
+    expect(listed).to_have_count(1)
+    page.get_by_label("Brief", exact=True).fill("A map of these stops")
+    page.get_by_role("button", name="Start").click()
+    page.wait_for_url(lambda url: "/runs/" in url)
+    creation = Creation.objects.get(brief="A map of these stops")
+    assert [(f.name, f.size) for f in creation.inputs.all()] == [("stops.csv", 13)]

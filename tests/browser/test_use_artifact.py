@@ -2,7 +2,10 @@
 artifact's page, the file attached on the form (with Remove, which works without a reload),
 and the new creation that has it among its inputs.
 
-The screenshot is saved to tests/screenshots/new-creation-with-an-artifact.png.
+Also the gallery those artifacts are found in: searched as typed, filtered by person and
+model, and shown one tile per creation.
+
+Screenshots: tests/screenshots/new-creation-with-an-artifact.png and gallery-search.png.
 """
 
 from __future__ import annotations
@@ -12,8 +15,9 @@ from django.utils import timezone
 from playwright.sync_api import expect
 
 from creations.models import Creation, RunStatus
+from creations.web.gallery import DEMO_MODEL
 from tests.support.artifacts import Output, finished_run
-from tests.support.factories import RunFactory
+from tests.support.factories import ModelEndpointFactory, RunFactory
 from tests.support.fixtures.accounts import PASSWORD, Team
 from tests.support.fixtures.browser import Web
 
@@ -67,3 +71,48 @@ def test_a_member_starts_a_creation_from_a_colleagues_artifact(web: Web, team: T
     assert creation.author == team.member
     (copied,) = creation.inputs.all()
     assert (copied.name, copied.file.read()) == ("stops.csv", STOPS)
+
+
+def test_a_member_searches_and_filters_the_gallery(web: Web, team: Team) -> None:
+    endpoint = ModelEndpointFactory.create(workspace=team.workspace, name="House model", model="house-7b")
+    tokyo = finished_run(
+        workspace=team.workspace,
+        author=team.owner,
+        brief="A map of Tokyo's bakeries, one pin per bakery",
+        outputs=[Output("bakeries.csv", STOPS), Output("notes.md", b"# Bakeries\n")],
+    )
+    finished_run(
+        workspace=team.workspace,
+        author=team.member,
+        brief="A poster for the summer fair",
+        outputs=[Output("fair.md", b"# Fair\n")],
+    )
+    lyon = finished_run(
+        workspace=team.workspace, author=team.member, brief="Bakeries of Lyon", outputs=[Output("lyon.csv", STOPS)]
+    )
+    Creation.objects.filter(pk=lyon.creation_id).update(model_endpoint=endpoint, title="Lyon bread")
+    Creation.objects.filter(pk=tokyo.creation_id).update(title="Tokyo bread")
+
+    page = web.page()
+    web.sign_in(page, team.member.username, PASSWORD)
+    page.goto(f"{web.platform}/w/{team.workspace.slug}/gallery/")
+    grid = page.locator("#gallery-grid")
+    expect(grid.locator(".tile")).to_have_count(4)
+
+    page.get_by_label("Search").fill("bakery")  # the briefs say "bakeries": stemmed, found as typed
+    expect(grid.locator(".tile")).to_have_count(3)
+    expect(grid).not_to_contain_text("fair.md")
+    assert "q=bakery" in page.url
+    page.get_by_label("Person").select_option("bob")
+    expect(grid.locator(".tile")).to_have_count(1)
+    expect(grid).to_contain_text("lyon.csv")
+    page.get_by_label("Person").select_option("")
+    page.get_by_label("Model").select_option(DEMO_MODEL)
+    page.get_by_label("Show").select_option("creations")
+    expect(grid.locator(".tile")).to_have_count(1)
+    expect(grid.locator(".tile")).to_contain_text("Tokyo bread")
+    expect(grid.locator("[data-role=file-count]")).to_have_text("2 files")
+    web.shot(page, "gallery-search")
+
+    page.get_by_label("Search").fill("nothing like this")
+    expect(grid).to_contain_text("Nothing matches “nothing like this” with these filters.")

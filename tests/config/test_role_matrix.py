@@ -58,6 +58,7 @@ from tests.support.role_outcomes import (
     redirect,
     refine,
     refused,
+    rename_creation,
     restore_version,
     signed_in,
     start_from_creation,
@@ -423,6 +424,13 @@ ROWS = [
         {GET: POST_ONLY, POST: start_from_creation},
         data={"brief": "The same poster, in blue"},
         changed=lambda w, actor: Creation.objects.filter(forked_from=w.creation).exists(),
+        per_creation=True,
+    ),
+    Row(
+        "creation_rename",
+        {GET: POST_ONLY, POST: rename_creation},
+        data={"title": "The renamed poster"},
+        changed=lambda w, actor: Creation.objects.filter(pk=w.creation.pk, title="The renamed poster").exists(),
         per_creation=True,
     ),
     Row(

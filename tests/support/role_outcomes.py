@@ -124,6 +124,16 @@ def refine(who: str, visibility: str) -> Outcome:
     return done(to="run_detail") if who in CREATORS else refused(403)
 
 
+def rename_creation(who: str, visibility: str) -> Outcome:
+    """A new title: for those who see it and may work on it (back to its page, which says so); a viewer
+    gets the page back saying why not."""
+    if who == ANONYMOUS:
+        return LOGIN
+    if not sees(who, visibility):
+        return NOT_FOUND
+    return done(to="creation_detail") if who in CREATORS else refused(403)
+
+
 def talk_to_run(who: str, visibility: str) -> Outcome:
     """A message to the agent: this run has ended, so those who may talk to it are told nobody would
     read it; viewers, that they may not."""

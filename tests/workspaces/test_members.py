@@ -194,3 +194,39 @@ def test_signing_up_from_a_link_welcomes_and_forgets_the_link(team: Team) -> Non
 
     assert "Welcome to Studio." in response.content.decode()
     assert "pending_invitation" not in client.session
+
+
+def test_a_new_invitation_link_is_labelled_with_its_role_and_recipient_and_can_be_copied(team: Team) -> None:
+    client = Client()
+    client.force_login(team.owner)
+    url = reverse("workspace_members", args=[team.workspace.slug])
+    html = client.post(url, {"role": Role.VIEWER, "email": "Vic@Example.com"}).content.decode()
+    assert '<label for="invitation-link">Invitation link: viewer, for vic@example.com</label>' in html
+    assert '<button type="button" class="button" data-copy="invitation-link" hidden>Copy</button>' in html
+    assert "js/copy_link.js" in html
+    anyone = client.post(url, {"role": Role.MEMBER, "email": ""}).content.decode()
+    assert '<label for="invitation-link">Invitation link: member, for whoever you send it to</label>' in anyone
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/invitations/not-a-token/",
+        "/invitations/abc/def/",  # a slash a mail client added
+        "/invitations/%E2%80%8Babc/",
+        "/invitations/" + "A" * 42 + "/",  # cut short by one character
+    ],
+)
+def test_a_malformed_invitation_link_gets_the_invitation_page_saying_so(team: Team, path: str) -> None:
+    response = Client().get(path)
+    assert response.status_code == 404
+    html = response.content.decode()
+    assert "<h1>This invitation cannot be used</h1>" in html
+    assert "This is not a whole invitation link" in html
+
+
+def test_an_unknown_well_formed_link_gets_the_invitation_page(team: Team) -> None:
+    response = Client().get("/invitations/" + "A" * 43 + "/")
+    assert response.status_code == 404
+    assert "This invitation link is not valid. Ask for a new one." in response.content.decode()
+    assert "<h1>This invitation cannot be used</h1>" in response.content.decode()

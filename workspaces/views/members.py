@@ -2,17 +2,19 @@
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
 from workspaces.forms import InvitationForm, RoleForm
 from workspaces.invitations import (
+    MALFORMED_LINK,
     invitation_accept,
     invitation_create,
     invitation_for_token,
     invitation_problem,
     invitation_revoke,
+    looks_like_a_token,
 )
 from workspaces.models import Invitation, Membership, Role
 from workspaces.permissions import workspace_membership_or_404
@@ -28,7 +30,7 @@ def workspace_members_view(request: HttpRequest, slug: str) -> HttpResponse:
     membership = workspace_membership_or_404(slug=slug, user=request.user)
     workspace = membership.workspace
     form = InvitationForm(request.POST or None)
-    new_link = None
+    new_link, new_invitation = None, None
     if request.method == "POST" and form.is_valid():
         try:
             created = invitation_create(
@@ -40,7 +42,7 @@ def workspace_members_view(request: HttpRequest, slug: str) -> HttpResponse:
         except WorkspaceRuleError as error:
             form.add_error(error.field, str(error))
         else:
-            new_link = created.url
+            new_link, new_invitation = created.url, created.invitation
             form = InvitationForm()
     context = {
         "workspace": workspace,
@@ -50,6 +52,7 @@ def workspace_members_view(request: HttpRequest, slug: str) -> HttpResponse:
         "form": form,
         "role_choices": Role.choices,
         "new_link": new_link,
+        "new_invitation": new_invitation,
     }
     return render(request, "workspaces/members.html", context, status=400 if form.errors else 200)
 
@@ -109,10 +112,13 @@ def invitation_revoke_view(request: HttpRequest, slug: str, pk: int) -> HttpResp
 
 @require_http_methods(["GET", "POST"])
 def invitation_accept_view(request: HttpRequest, token: str) -> HttpResponse:
+    if not looks_like_a_token(token):
+        # A link cut short or mangled on its way (by a mail client, say): the invitation page says so.
+        return render(request, "workspaces/invitation.html", {"problem": MALFORMED_LINK}, status=404)
     invitation = invitation_for_token(token)
     problem = invitation_problem(invitation)
     if invitation is None:
-        raise Http404(problem)
+        return render(request, "workspaces/invitation.html", {"problem": problem}, status=404)
     if request.user.is_authenticated and request.method == "POST" and problem is None:
         try:
             joined = invitation_accept(token=token, user=request.user)

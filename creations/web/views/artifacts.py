@@ -9,6 +9,7 @@ from django.views.decorators.http import require_GET
 
 from creations.access import artifact_for_viewer_or_404
 from creations.artifacts.display import artifact_displays
+from creations.page_views import count_creation_view
 from creations.web.attachments import creation_new_url
 from creations.web.csp import with_platform_csp
 from workspaces.selectors import workspaces_where_user_creates
@@ -19,6 +20,7 @@ from workspaces.selectors import workspaces_where_user_creates
 def artifact_detail(request: HttpRequest, pk: int) -> HttpResponse:
     viewing = artifact_for_viewer_or_404(pk=pk, user=request.user)
     artifact = viewing.artifact
+    count_creation_view(creation=artifact.run.creation, viewer=request.user)
     (display,) = artifact_displays([artifact], user=request.user, render_documents=True)
     context = {
         "display": display,

@@ -19,6 +19,7 @@ from config.body_limits import BodyRefusal, refused_body_page
 from creations.access import (
     CreationViewing,
     can_delete_creation,
+    can_view_creation,
     creation_for_viewer_or_404,
     creation_to_delete_or_404,
     creation_visible,
@@ -31,11 +32,13 @@ from creations.comments.services import comment_create
 from creations.events.trajectory import NotKept, run_trajectory
 from creations.models import Creation, Run
 from creations.notifications.selectors import follows
+from creations.page_views import count_creation_view
 from creations.runs.admission import RunQueueFull
 from creations.runs.inputs import INPUT_NAME_RULE, input_renames
 from creations.runs.services import (
     creation_delete,
     creation_fork,
+    creation_rename,
     creation_restore_version,
     creation_submit,
     run_refine,
@@ -43,12 +46,12 @@ from creations.runs.services import (
 )
 from creations.web.attachments import attachments_for
 from creations.web.csp import with_platform_csp
-from creations.web.forms import CommentForm, CreationForm, DeleteCreationForm, ForkForm, RefineForm
+from creations.web.forms import CommentForm, CreationForm, DeleteCreationForm, ForkForm, RefineForm, RenameForm
 from creations.web.selectors import compare_default, run_artifact_page, version_rows
 from creations.web.starters import starter_get, starters
 from sandboxes.agent import demo_follow_ups
 from workspaces.models import Membership
-from workspaces.permissions import may_start_runs, workspace_membership_or_404
+from workspaces.permissions import may_rename_creation, may_start_runs, workspace_membership_or_404
 from workspaces.rate_limits import over_limit, submission_limit
 
 
@@ -58,7 +61,9 @@ def _signed_in(request: HttpRequest) -> User:
     return request.user
 
 
-def _add_service_errors(form: CreationForm | ForkForm | RefineForm | CommentForm, error: ValidationError) -> None:
+def _add_service_errors(
+    form: CreationForm | ForkForm | RefineForm | CommentForm | RenameForm, error: ValidationError
+) -> None:
     """Put a service's ValidationError on the matching form fields (others on the form)."""
     if hasattr(error, "error_dict"):
         for field_name, field_errors in error.error_dict.items():
@@ -90,6 +95,8 @@ def _new_creation_context(request: HttpRequest, membership: Membership) -> dict[
         "membership": membership,
         "starters": starters(),
         "max_file_bytes": settings.UPLOAD_MAX_FILE_BYTES,
+        "max_files": settings.RUN_INPUT_MAX_FILES,
+        "max_total_bytes": settings.RUN_INPUT_MAX_BYTES,
         "attachments": attachments_for(request, workspace=membership.workspace),
     }
 
@@ -194,6 +201,7 @@ def _creation_page(
     delete_form: DeleteCreationForm | None = None,
     refine_form: RefineForm | None = None,
     comment_form: CommentForm | None = None,
+    rename_form: RenameForm | None = None,
     selected_pk: int | None = None,
     status: int = 200,
 ) -> HttpResponse:
@@ -221,6 +229,9 @@ def _creation_page(
         "fork_form": fork_form or ForkForm(initial={"brief": creation.brief}),
         "delete_form": delete_form or DeleteCreationForm(),
         "refine_form": refine_form or RefineForm(),
+        "can_rename": may_rename_creation(viewing.membership),
+        "rename_form": rename_form or RenameForm(initial={"title": str(creation)}),
+        "origin": _origin_for(request, creation),
         "latest_version": runs[0].version if runs else None,
         "version_rows": version_rows(runs),
         # What the selected version is compared with by default: the one it came from, else the one before.
@@ -248,6 +259,14 @@ def _conversation_context(
     }
 
 
+def _origin_for(request: HttpRequest, creation: Creation) -> Creation | None:
+    """The creation a fork was made from, when the viewer may see it (its title is not said otherwise)."""
+    origin = creation.forked_from
+    if origin is None or not can_view_creation(creation=origin, user=request.user):
+        return None
+    return origin
+
+
 def _artifacts_context(request: HttpRequest, creation: Creation, run: Run | None) -> dict[str, object]:
     """A page of the selected version's files (`?page=`), documents rendered inline."""
     if run is None:
@@ -265,7 +284,7 @@ def _creation_for_page(request: HttpRequest, pk: int) -> CreationViewing:
         pk=pk,
         user=request.user,
         queryset=Creation.objects.select_related(
-            "workspace", "author", "model_endpoint", "forked_from"
+            "workspace", "author", "model_endpoint", "forked_from__author"
         ).prefetch_related(Prefetch("runs", queryset=Run.objects.select_related("started_by").order_by("-version"))),
     )
 
@@ -273,7 +292,9 @@ def _creation_for_page(request: HttpRequest, pk: int) -> CreationViewing:
 @with_platform_csp
 @require_GET
 def creation_detail(request: HttpRequest, pk: int) -> HttpResponse:
-    return _creation_page(request, _creation_for_page(request, pk))
+    viewing = _creation_for_page(request, pk)
+    count_creation_view(creation=viewing.creation, viewer=request.user)
+    return _creation_page(request, viewing)
 
 
 @login_required
@@ -414,3 +435,24 @@ def creation_restore_view(request: HttpRequest, pk: int, run_pk: int) -> HttpRes
     else:
         messages.success(request, f"v{run.version} is the version the gallery shows now.")
     return redirect(f"{creation.get_absolute_url()}?run={run.pk}")
+
+
+@login_required
+@with_platform_csp
+@require_POST
+def creation_rename_view(request: HttpRequest, pk: int) -> HttpResponse:
+    viewing = _creation_for_page(request, pk)
+    form = RenameForm(request.POST)
+    status = 400
+    if form.is_valid():
+        try:
+            creation_rename(creation=viewing.creation, user=_signed_in(request), title=form.cleaned_data["title"])
+        except PermissionDenied as error:
+            form.add_error(None, str(error))
+            status = 403
+        except ValidationError as error:
+            _add_service_errors(form, error)
+        else:
+            messages.success(request, f"It is called “{viewing.creation}” now.")
+            return redirect(viewing.creation)
+    return _creation_page(request, viewing, rename_form=form, status=status)

@@ -11,27 +11,30 @@ from django.views.decorators.http import require_GET
 from creations.artifacts.display import artifact_displays
 from creations.web.csp import with_platform_csp
 from creations.web.forms import GalleryFilterForm
-from creations.web.selectors import gallery_page
+from creations.web.gallery import gallery_models, gallery_page, gallery_people
 from workspaces.models import Workspace
 from workspaces.permissions import workspace_membership_or_404
 
 
 def _gallery(request: HttpRequest, *, workspace: Workspace | None, template_context: dict[str, object]) -> HttpResponse:
-    form = GalleryFilterForm(request.GET or None)
-    kind = form.cleaned_data["kind"] if form.is_valid() else ""
+    form = GalleryFilterForm(
+        request.GET or None, people=gallery_people(workspace=workspace), models=gallery_models(workspace=workspace)
+    )
+    query = form.query()
     older_than = request.GET.get("older", "")
     page = gallery_page(
-        user=request.user, workspace=workspace, kind=kind, older_than=older_than, size=settings.GALLERY_PAGE_SIZE
+        user=request.user, workspace=workspace, query=query, older_than=older_than, size=settings.GALLERY_PAGE_SIZE
     )
-    query = {"kind": kind} if kind else {}
+    chosen = form.chosen()
     context = {
         **template_context,
         "form": form,
-        "kind": kind,
+        "query": query,
+        "filtered": bool(chosen.keys() - {"sort", "show"}),
         "page": page,
         "is_first_page": not older_than,
-        "newest_page_url": f"?{urlencode(query)}",
-        "next_page_url": f"?{urlencode({**query, 'older': page.older})}" if page.older else None,
+        "newest_page_url": f"?{urlencode(chosen)}",
+        "next_page_url": f"?{urlencode({**chosen, 'older': page.older})}" if page.older else None,
         "items": artifact_displays(page.items, user=request.user),
     }
     template = "gallery/_grid.html" if request.headers.get("HX-Request") else "gallery/gallery.html"

@@ -40,7 +40,7 @@ from creations.usage.reports import (
     workspace_runs_now,
 )
 from creations.usage.selectors import workspace_month_usage
-from creations.web.charts import BarChart, QuotaMeter, stacked_bar_chart
+from creations.web.charts import BarChart, QuotaMeter, decimal_axis_text, stacked_bar_chart
 from workspaces.models import Membership, Workspace
 from workspaces.permissions import workspace_membership_or_404
 
@@ -129,6 +129,7 @@ def _charts(daily: DailyUsage) -> list[BarChart]:
             series=[(s.name, s.tokens) for s in daily.series],
             fmt=compact_number,
             unit="tokens",
+            min_step=1,  # tokens come whole
             **common,
         ),
         stacked_bar_chart(
@@ -138,6 +139,7 @@ def _charts(daily: DailyUsage) -> list[BarChart]:
             series=[(s.name, [seconds / 60 for seconds in s.sandbox_seconds]) for s in daily.series],
             fmt=_minutes,
             unit="min",
+            axis_fmt=decimal_axis_text,  # 0.25, 0.50, 0.75: not 0.2, 0.5, 0.8
             **common,
         ),
     ]

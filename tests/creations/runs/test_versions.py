@@ -16,7 +16,7 @@ from creations.runs.messages import run_message_send, run_messages_take
 from creations.runs.services import creation_restore_version, creation_submit, run_refine, run_rerun
 from creations.runs.state import run_finish
 from creations.runs.versions import run_continuation
-from creations.web.selectors import gallery_page
+from creations.web.gallery import gallery_page
 from sandboxes.agent import EarlierVersion, demo_follow_ups
 from sandboxes.agent.prompts import earlier_messages, refine_message
 from tests.support.artifacts import Output, add_artifact

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 
 from creations.templatetags.humanize_atelier import short_duration
@@ -111,3 +113,28 @@ def test_a_zero_quota_is_full_as_soon_as_anything_is_used() -> None:
 )
 def test_spans_of_time_read_naturally(seconds: float, text: str) -> None:
     assert short_duration(seconds) == text
+
+
+def _minutes(value: float) -> str:  # as the usage page says minutes beside a bar: one decimal under 10
+    return f"{value:,.0f}" if value >= 10 or value == 0 else f"{value:.1f}"
+
+
+@pytest.mark.parametrize("tallest", [0, 0.2, 0.9, 1, 3, 7, 9.6, 24, 99, 1_000, 1_234, 12_345, 2_000_001])
+def test_the_usage_charts_ticks_are_distinct_evenly_spaced_and_say_where_they_are(tallest: float) -> None:
+    from creations.templatetags.humanize_atelier import compact_number
+    from creations.web.charts import decimal_axis_text
+
+    tokens = chart([("alice", [tallest])], fmt=compact_number, min_step=1)
+    minutes = chart([("alice", [tallest / 7])], fmt=_minutes, axis_fmt=decimal_axis_text)
+    for built in (tokens, minutes):
+        texts = [t.text for t in built.ticks]
+        assert len(set(texts)) == len(texts), texts
+        values = [_read(text) for text in texts]
+        steps = {round(b - a, 9) for a, b in itertools.pairwise(values)}
+        assert len(steps) == 1, texts  # each tick says the value it is drawn at: evenly spaced
+    assert all(float(_read(t.text)).is_integer() for t in tokens.ticks)  # no fraction of a token
+
+
+def _read(text: str) -> float:
+    multiplier = {"k": 1e3, "M": 1e6, "G": 1e9}.get(text[-1], 1)
+    return float(text.rstrip("kMG").replace(",", "")) * multiplier

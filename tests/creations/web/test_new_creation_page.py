@@ -1,5 +1,6 @@
 """The new creation page: its form, models and starters, and what bad input gets, for each role."""
 
+import re
 from typing import Any
 
 import pytest
@@ -136,3 +137,27 @@ def test_viewers_are_told_they_cannot_create(team: Team, client: Client) -> None
 
 def test_outsiders_cannot_open_the_new_creation_page(team: Team, client: Client) -> None:
     assert signed_in(client, team.outsider).get(new_url(team)).status_code == 404
+
+
+def test_the_model_picker_marks_a_model_whose_last_connection_test_failed(team: Team, client: Client) -> None:
+    ModelEndpoint.objects.create(
+        workspace=team.workspace, name="Works", base_url="http://127.0.0.1:9/v1", model="m", check_verdict="works"
+    )
+    ModelEndpoint.objects.create(
+        workspace=team.workspace, name="Broken", base_url="http://127.0.0.1:9/v1", model="m", check_verdict="wrong_key"
+    )
+    ModelEndpoint.objects.create(workspace=team.workspace, name="Untested", base_url="http://127.0.0.1:9/v1", model="m")
+    html = signed_in(client, team.member).get(new_url(team)).content.decode()
+    options = re.findall(r"<option value=\"\d+\"[^>]*>([^<]+)</option>", html)
+    assert options == ["Broken (m) \u2014 last connection test failed: Wrong key", "Untested (m)", "Works (m)"]
+
+
+def test_the_form_says_before_submit_that_the_demo_model_replays_its_showcase_briefs_only(
+    team: Team, client: Client
+) -> None:
+    html = signed_in(client, team.member).get(new_url(team)).content.decode()
+    note = re.search(r'<p class="demo-note" data-role="demo-note">(.*?)</p>', html, re.S)
+    assert note is not None
+    assert "only replays its five showcase briefs" in note.group(1)
+    assert 'data-max-files="' in html
+    assert 'data-max-total-bytes="' in html
