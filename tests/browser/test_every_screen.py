@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
 from axe_playwright_python.sync_playwright import Axe
+from django.contrib.auth.models import User
 from django.core.management import call_command
 from django.db import connections
 from django.test import override_settings
@@ -24,7 +26,7 @@ from playwright.sync_api import Browser, Page, expect
 from creations.models import RunStatus
 from creations.runs.state import run_finish
 from devstack.stack import AtelierServer
-from tests.support.every_page import SIGNED_OUT_PAGES, EveryPage, build_every_page, pages
+from tests.support.every_page import FORBIDDEN_PAGES, SIGNED_OUT_PAGES, EveryPage, build_every_page, pages
 from tests.support.fixtures.accounts import PASSWORD
 from tests.support.fixtures.browser import Web
 
@@ -116,8 +118,9 @@ def phones(atelier_server: AtelierServer, browser: Browser, world: EveryPage) ->
 
 
 @pytest.fixture(scope="module")
-def seen(phones: dict[int, Web], world: EveryPage) -> dict[tuple[str, int], Seen]:
-    """Every page at every width, opened once: signed out first, then signed in through the form."""
+def seen(phones: dict[int, Web], world: EveryPage, django_db_blocker: Any) -> dict[tuple[str, int], Seen]:
+    """Every page at every width, opened once: signed out first, then signed in through the form as the
+    workspace's owner, and as its viewer for the page refused them (the owner signed in again after)."""
     axe = Axe()
     found: dict[tuple[str, int], Seen] = {}
     for width, web in phones.items():
@@ -128,8 +131,26 @@ def seen(phones: dict[int, Web], world: EveryPage) -> dict[tuple[str, int], Seen
         web.sign_in(page, world.owner.username, PASSWORD)
         for name, path in pages(world).items():
             found[name, width] = look(web, page, name, path, axe if width == AXE_WIDTH else None)
+        with signed_in_as(web, world.viewer, django_db_blocker):
+            for name, path in FORBIDDEN_PAGES.items():
+                found[name, width] = look(web, page, name, path, axe if width == AXE_WIDTH else None)
         page.close()
     return found
+
+
+@contextmanager
+def signed_in_as(web: Web, user: User, django_db_blocker: Any) -> Iterator[None]:
+    """The context signed in as `user` for the block (a session the stack's database holds), then as before."""
+    before = web.context.cookies()
+    with django_db_blocker.unblock():
+        name, value = web.server.cookie_for(user).split("=", 1)
+    web.context.clear_cookies()
+    web.context.add_cookies([{"name": name, "value": value, "url": web.platform}])
+    try:
+        yield
+    finally:
+        web.context.clear_cookies()
+        web.context.add_cookies(before)  # type: ignore[arg-type]  # the cookies it gave, as it takes them
 
 
 def look(web: Web, page: Page, name: str, path: str, axe: Axe | None) -> Seen:
@@ -191,6 +212,23 @@ def test_the_menu_opens_and_closes_by_keyboard(phones: dict[int, Web], world: Ev
     expect(menu).to_be_focused()
     expect(members).to_be_hidden()
     page.close()
+
+
+def test_without_javascript_the_menu_shows_and_still_fits(
+    atelier_server: AtelierServer, browser: Browser, world: EveryPage
+) -> None:
+    context = browser.new_context(viewport={"width": 360, "height": 800}, java_script_enabled=False)
+    web = Web(server=atelier_server, context=context, platform=f"http://localhost:{atelier_server.port}", artifacts="")
+    try:
+        page = web.page()
+        web.sign_in(page, world.owner.username, PASSWORD)
+        page.goto(f"{web.platform}/w/{world.workspace.slug}/")
+        expect(page.get_by_role("button", name="Menu")).to_have_count(0)  # no button that would do nothing
+        expect(page.get_by_role("navigation", name="Main").get_by_role("link", name="Members")).to_be_visible()
+        assert page.evaluate("document.documentElement.scrollWidth - window.innerWidth") <= 0
+        web.shot(page, "menu-without-javascript-360", full_page=False)
+    finally:
+        context.close()
 
 
 def tab_through(page: Page, presses: int) -> list[dict[str, Any]]:

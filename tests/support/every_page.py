@@ -43,6 +43,7 @@ LONG_CSV = (
 class EveryPage:
     workspace: Workspace
     owner: User
+    viewer: User  # who may look but not make: the usage export is refused them (the 403 page)
     creation: Creation  # two finished versions, public, with a kept comparison
     finished: Run  # its newer version
     live: Run  # another creation's run, still going
@@ -53,7 +54,9 @@ class EveryPage:
 def build_every_page() -> EveryPage:
     owner = make_user("olivia")
     workspace = workspace_create(name="Studio", slug="studio", owner=owner)
-    for username, role in (("bob", Role.MEMBER), ("vera", Role.VIEWER), ("maximiliana.vandenberghe", Role.ADMIN)):
+    viewer = make_user("vera")
+    membership_add(workspace=workspace, user=viewer, role=Role.VIEWER)
+    for username, role in (("bob", Role.MEMBER), ("maximiliana.vandenberghe", Role.ADMIN)):
         membership_add(workspace=workspace, user=make_user(username), role=role)
     ModelEndpointFactory.create(
         workspace=workspace,
@@ -101,6 +104,7 @@ def build_every_page() -> EveryPage:
     return EveryPage(
         workspace=workspace,
         owner=owner,
+        viewer=viewer,
         creation=creation,
         finished=finished,
         live=live,
@@ -180,5 +184,7 @@ def pages(world: EveryPage) -> dict[str, str]:
     return found
 
 
+# Pages a viewer is refused, by the platform's error page.
+FORBIDDEN_PAGES = {"forbidden": "/w/studio/usage.csv"}
 # Pages for someone signed out, opened before signing in.
 SIGNED_OUT_PAGES = {"login": "/accounts/login/", "signup": "/accounts/signup/", "not-found-signed-out": "/w/nowhere/"}
