@@ -72,6 +72,13 @@ FOCUSED = """() => {
 }"""
 
 
+ALL_PICTURES_LOADED = """async () => {
+  const images = [...document.images];
+  images.forEach((img) => { img.loading = "eager"; });
+  await Promise.all(images.map((img) => img.complete ? null : new Promise((ok) => { img.onload = img.onerror = ok; })));
+}"""
+
+
 @dataclass
 class Seen:
     """What one page showed at one width."""
@@ -98,8 +105,10 @@ def world(atelier_server: AtelierServer, django_db_blocker: Any) -> Iterator[Eve
 
 
 @pytest.fixture(scope="module")
-def phones(atelier_server: AtelierServer, browser: Browser, world: EveryPage) -> Iterator[dict[int, Web]]:
-    """A browser context per phone width, each signed in as the workspace's owner once."""
+def phones(
+    atelier_server: AtelierServer, browser: Browser, world: EveryPage, django_db_blocker: Any
+) -> Iterator[dict[int, Web]]:
+    """A browser context per phone width, each signed in as the workspace's owner."""
     platform, artifacts = f"http://localhost:{atelier_server.port}", f"http://127.0.0.1:{atelier_server.port}"
     contexts = {
         width: Web(
@@ -110,6 +119,8 @@ def phones(atelier_server: AtelierServer, browser: Browser, world: EveryPage) ->
         )
         for width in WIDTHS
     }
+    for web in contexts.values():
+        add_session(web, world.owner, django_db_blocker)
     try:
         yield contexts
     finally:
@@ -119,33 +130,40 @@ def phones(atelier_server: AtelierServer, browser: Browser, world: EveryPage) ->
 
 @pytest.fixture(scope="module")
 def seen(phones: dict[int, Web], world: EveryPage, django_db_blocker: Any) -> dict[tuple[str, int], Seen]:
-    """Every page at every width, opened once: signed out first, then signed in through the form as the
-    workspace's owner, and as its viewer for the page refused them (the owner signed in again after)."""
+    """Every page at every width, opened once: as the workspace's owner, signed out, and as its viewer
+    for the page refused them."""
     axe = Axe()
     found: dict[tuple[str, int], Seen] = {}
     for width, web in phones.items():
+        checked = axe if width == AXE_WIDTH else None
         page = web.page()
-        signed_out = {**SIGNED_OUT_PAGES, "shared-page": f"{web.artifacts}/s/{world.share_token}/"}
-        for name, path in signed_out.items():
-            found[name, width] = look(web, page, name, path, axe if width == AXE_WIDTH else None)
-        web.sign_in(page, world.owner.username, PASSWORD)
         for name, path in pages(world).items():
-            found[name, width] = look(web, page, name, path, axe if width == AXE_WIDTH else None)
+            found[name, width] = look(web, page, name, path, checked)
+        with signed_in_as(web, None, django_db_blocker):
+            signed_out = {**SIGNED_OUT_PAGES, "shared-page": f"{web.artifacts}/s/{world.share_token}/"}
+            for name, path in signed_out.items():
+                found[name, width] = look(web, page, name, path, checked)
         with signed_in_as(web, world.viewer, django_db_blocker):
             for name, path in FORBIDDEN_PAGES.items():
-                found[name, width] = look(web, page, name, path, axe if width == AXE_WIDTH else None)
+                found[name, width] = look(web, page, name, path, checked)
         page.close()
     return found
 
 
-@contextmanager
-def signed_in_as(web: Web, user: User, django_db_blocker: Any) -> Iterator[None]:
-    """The context signed in as `user` for the block (a session the stack's database holds), then as before."""
-    before = web.context.cookies()
+def add_session(web: Web, user: User, django_db_blocker: Any) -> None:
+    """Sign the context in as `user`: a session committed where the stack's processes read it."""
     with django_db_blocker.unblock():
         name, value = web.server.cookie_for(user).split("=", 1)
-    web.context.clear_cookies()
     web.context.add_cookies([{"name": name, "value": value, "url": web.platform}])
+
+
+@contextmanager
+def signed_in_as(web: Web, user: User | None, django_db_blocker: Any) -> Iterator[None]:
+    """The context signed in as `user` (None: signed out) for the block, then as before."""
+    before = web.context.cookies()
+    web.context.clear_cookies()
+    if user is not None:
+        add_session(web, user, django_db_blocker)
     try:
         yield
     finally:
@@ -155,7 +173,6 @@ def signed_in_as(web: Web, user: User, django_db_blocker: Any) -> Iterator[None]
 
 def look(web: Web, page: Page, name: str, path: str, axe: Axe | None) -> Seen:
     page.goto(path if path.startswith("http") else web.platform + path)
-    page.wait_for_load_state("load")
     overflow = int(page.evaluate("document.documentElement.scrollWidth - window.innerWidth"))
     seen = Seen(overflow=overflow, wider=page.evaluate(WIDER_THAN_SCREEN) if overflow > 0 else [])
     seen.headings = [h.strip() for h in page.locator("h1").all_inner_texts()]
@@ -232,7 +249,9 @@ def test_without_javascript_the_menu_shows_and_still_fits(
 
 
 def tab_through(page: Page, presses: int) -> list[dict[str, Any]]:
-    """Where focus lands on each Tab from the top of the page."""
+    """Where focus lands on each Tab from the top of the page, once its pictures are in (a lazy one
+    loading between a Tab and the look would move what has focus)."""
+    page.evaluate(ALL_PICTURES_LOADED)
     page.evaluate("window.scrollTo(0, 0); document.activeElement && document.activeElement.blur()")
     stops = []
     for _ in range(presses):
