@@ -2,6 +2,7 @@
 
 import io
 import json
+import re
 import zipfile
 
 import pytest
@@ -119,3 +120,25 @@ def test_an_artifact_has_its_own_page(team: Team, client: Client, sandbox_image:
     url = reverse("artifact_detail", args=[artifact.pk])
     assert b"<em>there</em>" in signed_in(client, team.member).get(url).content
     assert signed_in(Client(), team.outsider).get(url).status_code == 404
+
+
+def test_every_artifact_page_is_headed_by_its_file_name(team: Team, client: Client) -> None:
+    """A screen reader's list of headings, or a person jumping to the first, finds what the page is about."""
+    outputs = [
+        Output("poster.png", png_bytes()),
+        Output("page.html", b"<!doctype html><title>Page</title><p>hi</p>"),
+        Output("notes.md", b"# Notes\n\nHello"),
+        Output("data.csv", b"a,b\n1,2\n"),
+        Output("report.pdf", b"%PDF-1.4\n%%EOF\n"),
+        Output("blob.bin", bytes(range(256))),
+    ]
+    run = a_run(team, outputs=outputs)
+    signed_in(client, team.member)
+    kinds = set()
+    for artifact in run.artifacts.all():
+        html = client.get(reverse("artifact_detail", args=[artifact.pk])).content.decode()
+        headings = re.findall(r"<h1\b[^>]*>(.*?)</h1>", html, flags=re.S)
+        assert len(headings) == 1, f"{artifact.path}: {headings}"
+        assert artifact.path in headings[0]
+        kinds.add(artifact.kind)
+    assert len(kinds) >= 5, kinds  # images, pages, documents, PDFs and other files alike

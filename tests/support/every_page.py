@@ -1,0 +1,190 @@
+"""A team workspace with something on every page a person can open, for the tests that visit all of
+them (tests/browser/test_every_screen.py): a creation in two versions with a kept comparison, a run
+still going, files of several kinds (one with a long name), a model with a long address, members,
+an invitation, a share link, an access token and this month's usage.
+
+Everything is committed (the stack's processes read it); `pages(world)` lists the addresses.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import timedelta
+
+from django.contrib.auth.models import User
+from django.utils import timezone
+
+from api.tokens import token_create
+from creations.compare import store
+from creations.compare.results import Detail, LineDiff, PixelDiff
+from creations.compare.selectors import comparison_files
+from creations.events.store import store_events
+from creations.models import Artifact, Creation, Run, RunStatus, Visibility
+from creations.sharing.services import share_link_create
+from tests.support.artifacts import Output, add_artifact
+from tests.support.comparisons import poster_png
+from tests.support.factories import ModelEndpointFactory, RunFactory, UsageRecordFactory
+from tests.support.fixtures.accounts import make_user
+from workspaces.invitations import invitation_create
+from workspaces.models import Role, Workspace
+from workspaces.services import membership_add, workspace_create
+
+# A file name with no place to break, as agents name files: it must wrap, not widen the page.
+LONG_NAME = "tokyo-food-stops-with-opening-hours-prices-and-nearest-stations-for-every-ward-2025.csv"
+LONG_COMMAND = "python3 make_map.py --stops data/" + "x" * 90 + ".csv --out /testbed/output/map.html"
+REPORT = b"# Tokyo food stops\n\nEleven stops, from Tsukiji to Asakusa.\n\n| ward | stops |\n|---|---|\n| Chuo | 4 |\n"
+LONG_CSV = (
+    b"ward,stop,opens,closes,price_yen,nearest_station_with_a_very_long_name\n"
+    + b"Chuo,Tsukiji,05:00,14:00,1200,Tsukiji-shijo\n" * 4
+)
+
+
+@dataclass
+class EveryPage:
+    workspace: Workspace
+    owner: User
+    viewer: User  # who may look but not make: the usage export is refused them (the 403 page)
+    creation: Creation  # two finished versions, public, with a kept comparison
+    finished: Run  # its newer version
+    live: Run  # another creation's run, still going
+    artifacts: dict[str, Artifact]  # by kind: "image", "markdown", "csv" (the long name), "html"
+    share_token: str
+
+
+def build_every_page() -> EveryPage:
+    owner = make_user("olivia")
+    workspace = workspace_create(name="Studio", slug="studio", owner=owner)
+    viewer = make_user("vera")
+    membership_add(workspace=workspace, user=viewer, role=Role.VIEWER)
+    for username, role in (("bob", Role.MEMBER), ("maximiliana.vandenberghe", Role.ADMIN)):
+        membership_add(workspace=workspace, user=make_user(username), role=role)
+    ModelEndpointFactory.create(
+        workspace=workspace,
+        name="House model on the company gateway",
+        base_url="https://llm-gateway.internal.example-company.com/openai/deployments/house-model/v1",
+        model="gpt-4o-mini-2024-07-18-house-finetune",
+    )
+    invitation_create(workspace=workspace, actor=owner, role=Role.MEMBER, email="new.colleague@example.com")
+
+    older = RunFactory.create(
+        finished=True,
+        creation__workspace=workspace,
+        creation__author=owner,
+        creation__title="Tokyo food map",
+        creation__brief="A map of Tokyo food stops, with a poster and a report.",
+        creation__visibility=Visibility.PUBLIC,
+    )
+    creation = older.creation
+    finished = RunFactory.create(creation=creation, finished=True, instruction="Brighten the poster's corner.")
+    store_events(finished.pk, _one_step(), require_active=False)
+    for run, patch in ((older, None), (finished, (520, 60, 719, 159))):
+        add_artifact(run, Output("poster.png", poster_png(800, 500, patch=patch)))
+        add_artifact(run, Output("report.md", REPORT if run is older else REPORT + b"| Taito | 3 |\n"))
+        add_artifact(run, Output(LONG_NAME, LONG_CSV))
+    add_artifact(finished, Output("map.html", b"<!doctype html><title>Map</title><h1>Tokyo food stops</h1>"))
+    Creation.objects.filter(pk=creation.pk).update(shown_run=finished)
+    _keep_comparison(older, finished)
+
+    live = RunFactory.create(
+        status=RunStatus.RUNNING,
+        creation__workspace=workspace,
+        creation__author=owner,
+        creation__title="Calm piano piece",
+        started_at=timezone.now() + timedelta(seconds=1),  # after the row's creation
+        # As a worker beating far ahead: the reaper leaves it running while the pages are visited.
+        heartbeat_at=timezone.now() + timedelta(hours=1),
+    )
+    store_events(live.pk, _one_step())
+
+    for title, tokens in (("Tokyo food map", 42_000), ("Calm piano piece", 9_000)):
+        UsageRecordFactory.create(workspace=workspace, person=owner, creation_title=title, prompt_tokens=tokens)
+    shared = share_link_create(creation=creation, user=owner, label="for the food club")
+    token_create(user=owner, name="laptop", scope="read", expires_in_days=None)
+    artifacts = {a.kind if a.path != LONG_NAME else "csv": a for a in finished.artifacts.all()}
+    return EveryPage(
+        workspace=workspace,
+        owner=owner,
+        viewer=viewer,
+        creation=creation,
+        finished=finished,
+        live=live,
+        artifacts=artifacts,
+        share_token=shared.token or "",
+    )
+
+
+def _one_step() -> list[tuple[str, dict[str, object]]]:
+    call = {"step": 1, "call_id": "c1", "name": "execute_bash", "arguments": {"command": LONG_COMMAND}}
+    result = {
+        "step": 1,
+        "call_id": "c1",
+        "name": "execute_bash",
+        "output": "map.html",
+        "is_error": False,
+        "duration": 0.4,
+    }
+    return [("tool_call", call), ("tool_result", result)]
+
+
+def _keep_comparison(older: Run, newer: Run) -> None:
+    """The details a worker's preview sandbox would have kept for the changed files: the page then
+    shows them at once, and no sandbox is asked for."""
+    for item in comparison_files(run_a=older, run_b=newer).changed:
+        a, b = item.versions
+        detail = Detail(
+            pixels=PixelDiff(
+                width_a=800,
+                height_a=500,
+                width_b=800,
+                height_b=500,
+                changed_pixels=20_000,
+                total_pixels=400_000,
+                region=(520, 60, 720, 160),
+            )
+            if item.plan.pixels
+            else None,
+            lines=LineDiff(
+                lines_a=7,
+                lines_b=8,
+                added=1,
+                removed=0,
+                diff="@@ -7 +7,2 @@\n | Chuo | 4 |\n+| Taito | 3 |",
+                truncated=False,
+            )
+            if item.plan.lines
+            else None,
+        )
+        overlay = poster_png(800, 500, patch=(520, 60, 719, 159)) if item.plan.pixels else None
+        store.detail_put(sha_a=a.sha256, sha_b=b.sha256, plan=item.plan, detail=detail, overlay=overlay)
+
+
+def pages(world: EveryPage) -> dict[str, str]:
+    """Every kind of page a signed-in member opens, by name: its path on the platform."""
+    slug, creation = world.workspace.slug, world.creation
+    found = {
+        "dashboard": f"/w/{slug}/",
+        "gallery": f"/w/{slug}/gallery/",
+        "public-gallery": "/gallery/",
+        "new-creation": f"/w/{slug}/new/",
+        "creation": creation.get_absolute_url(),
+        "run-live": world.live.get_absolute_url(),
+        "run-finished": world.finished.get_absolute_url(),
+        "compare": f"/creations/{creation.pk}/compare/",
+        "share": f"/creations/{creation.pk}/share/",
+        "usage": f"/w/{slug}/usage/",
+        "members": f"/w/{slug}/members/",
+        "models": f"/w/{slug}/models/",
+        "settings": f"/w/{slug}/settings/",
+        "share-links": f"/w/{slug}/share-links/",
+        "tokens": "/settings/tokens/",
+        "not-found": "/creations/999999999/",
+    }
+    for kind, artifact in sorted(world.artifacts.items()):
+        found[f"artifact-{kind}"] = f"/artifacts/{artifact.pk}/"
+    return found
+
+
+# Pages a viewer is refused, by the platform's error page.
+FORBIDDEN_PAGES = {"forbidden": "/w/studio/usage.csv"}
+# Pages for someone signed out, opened before signing in.
+SIGNED_OUT_PAGES = {"login": "/accounts/login/", "signup": "/accounts/signup/", "not-found-signed-out": "/w/nowhere/"}
