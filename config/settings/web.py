@@ -52,4 +52,8 @@ PREVIEW_MEMORY_BYTES = env.int("PREVIEW_MEMORY_BYTES", default=1024 * 1024 * 102
 PREVIEW_MAX_INPUT_BYTES = env.int("PREVIEW_MAX_INPUT_BYTES", default=200 * 1024 * 1024, validate=Range(min=1))
 PREVIEW_OUTPUT_MAX_BYTES = env.int("PREVIEW_OUTPUT_MAX_BYTES", default=32 * 1024 * 1024, validate=Range(min=64 * 1024))
 PREVIEW_WIDTH = env.int("PREVIEW_WIDTH", default=640, validate=Range(min=64, max=4096))
+# A PDF's first pages are drawn there too, to be read on its page: how many, and how large
+# (pixels on a page's longer side); the rest of a longer document is a download away.
+PREVIEW_PDF_PAGES = env.int("PREVIEW_PDF_PAGES", default=30, validate=Range(min=0, max=500))
+PREVIEW_PDF_PAGE_PIXELS = env.int("PREVIEW_PDF_PAGE_PIXELS", default=1600, validate=Range(min=200, max=4096))
 MIDDLEWARE.insert(1, "creations.artifacts.origin.ArtifactOriginMiddleware")  # host-based dispatch, first

@@ -111,7 +111,7 @@ def serving_rule(
     artifact: Artifact, *, variant: str, download: bool, frame_ancestors: str | None = None
 ) -> ServingRule:
     """The headers for one artifact file ('file'), its preview or its rendition (`frame_ancestors`: html_csp's)."""
-    if variant == "preview":
+    if variant == "preview" or variant.startswith("page-"):  # PNGs the preview sandbox drew
         return ServingRule(content_type="image/png", attachment=download)
     if variant == "rendition":
         rule = _media_rule(artifact.rendition_content_type)
