@@ -340,9 +340,14 @@ class Artifact(models.Model):
     rendition_content_type = models.CharField(max_length=100, blank=True)
     # Markdown or code rendered to HTML at ingestion, sanitized (creations/artifacts/renderers.py).
     rendered = models.FileField(upload_to=rendered_upload_to, max_length=300, null=True, blank=True)
-    # Bytes of the preview, rendition and rendering together: stored beside the file, so they
+    # Bytes of the preview, rendition, rendering and pages together: stored beside the file, so they
     # count in the workspace's storage as its `size` does.
     derived_bytes = models.PositiveBigIntegerField(default=0)
+    # What the agent said the file shows or says (its `<file>.alt.txt`, checked at ingestion:
+    # creations/artifacts/sidecars.py): a picture's text alternative, an audio file's transcript.
+    alt_text = models.TextField(blank=True)
+    # A video's captions as WebVTT (its `<file>.vtt`, checked at ingestion).
+    captions_vtt = models.TextField(blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -369,6 +374,33 @@ class Artifact(models.Model):
     @property
     def name(self) -> str:
         return self.path.rsplit("/", 1)[-1]
+
+
+def page_upload_to(instance: "ArtifactPage", filename: str) -> str:
+    return f"pages/{instance.artifact.run_id}/{uuid.uuid4().hex}.png"
+
+
+class ArtifactPage(models.Model):
+    """One page of a PDF artifact as a PNG, made in a preview sandbox (the platform never parses
+    the PDF itself) and only checked by signature: the first PREVIEW_PDF_PAGES pages, for reading
+    the document on its page."""
+
+    artifact = models.ForeignKey(Artifact, on_delete=models.CASCADE, related_name="pages")
+    number = models.PositiveIntegerField(help_text="From 1.")
+    image = models.FileField(upload_to=page_upload_to, max_length=300)
+    # From the PNG's header, so the page keeps its place while it loads.
+    width = models.PositiveIntegerField()
+    height = models.PositiveIntegerField()
+
+    class Meta:
+        ordering = ["artifact", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["artifact", "number"], name="artifact_page_unique_number"),
+            models.CheckConstraint(condition=Q(number__gte=1), name="artifact_page_number_from_one"),
+        ]
+
+    def __str__(self) -> str:
+        return f"page {self.number} of {self.artifact_id}"
 
 
 class UsageRecord(models.Model):

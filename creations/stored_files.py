@@ -1,6 +1,6 @@
 """Files in storage go when their rows go: deleting a creation, a run or a whole workspace
 (cascades included) deletes the inputs, artifacts, previews, renditions, renderings and
-event overflow files and version snapshots it held, once the transaction commits (a rollback keeps them)."""
+event overflow files, PDF pages and version snapshots it held, once the transaction commits (a rollback keeps them)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from django.db import transaction
 from django.db.models.fields.files import FieldFile
 from django.db.models.signals import post_delete
 
-from creations.models import Artifact, InputFile, Run, RunSnapshot
+from creations.models import Artifact, ArtifactPage, InputFile, Run, RunSnapshot
 
 log = logging.getLogger(__name__)
 
@@ -34,6 +34,10 @@ def _delete_later(*files: FieldFile | None) -> None:
 
 def _artifact_deleted(sender: Any, instance: Artifact, **kwargs: Any) -> None:
     _delete_later(instance.file, instance.preview, instance.rendition, instance.rendered)
+
+
+def _page_deleted(sender: Any, instance: ArtifactPage, **kwargs: Any) -> None:
+    _delete_later(instance.image)
 
 
 def _input_deleted(sender: Any, instance: InputFile, **kwargs: Any) -> None:
@@ -60,6 +64,7 @@ def _run_deleted(sender: Any, instance: Run, **kwargs: Any) -> None:
 
 def connect() -> None:
     post_delete.connect(_artifact_deleted, sender=Artifact, dispatch_uid="artifact-files")
+    post_delete.connect(_page_deleted, sender=ArtifactPage, dispatch_uid="artifact-page-files")
     post_delete.connect(_input_deleted, sender=InputFile, dispatch_uid="input-files")
     post_delete.connect(_run_deleted, sender=Run, dispatch_uid="run-event-files")
     post_delete.connect(_snapshot_deleted, sender=RunSnapshot, dispatch_uid="run-snapshot-files")

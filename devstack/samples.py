@@ -1,5 +1,4 @@
-# ruff: noqa: E501  (a PDF's objects read better unwrapped)
-"""Small real media files, made here (no tool needed): a picture, a tone, a one-page PDF, for the
+"""Small real media files, made here (no tool needed): a picture, a tone, a PDF of some pages, for the
 tests and benchmarks to feed the platform (previews, renderers, artifacts)."""
 
 import io
@@ -33,16 +32,23 @@ def wav_bytes(seconds: float = 2.0, frequency: float = 440.0, rate: int = 22050)
     return buffer.getvalue()
 
 
-def pdf_bytes(text: str = "Hello from page one") -> bytes:
-    """A valid one-page PDF written by hand (no PDF library needed)."""
-    stream = f"BT /F1 24 Tf 72 720 Td ({text}) Tj ET".encode()
+def pdf_bytes(text: str = "Hello from page one", *, pages: int = 1) -> bytes:
+    """A valid PDF written by hand (no PDF library needed): `text` on the first page, then
+    "Page 2", "Page 3"... on the others."""
+    font = 3 + 2 * pages
     objects = [
         b"<< /Type /Catalog /Pages 2 0 R >>",
-        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>",
-        b"<< /Length %d >>\nstream\n" % len(stream) + stream + b"\nendstream",
-        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+        b"<< /Type /Pages /Kids [%s] /Count %d >>"
+        % (b" ".join(b"%d 0 R" % (3 + 2 * index) for index in range(pages)), pages),
     ]
+    for index in range(pages):
+        stream = f"BT /F1 24 Tf 72 720 Td ({text if index == 0 else f'Page {index + 1}'}) Tj ET".encode()
+        objects.append(
+            b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents %d 0 R "
+            b"/Resources << /Font << /F1 %d 0 R >> >> >>" % (4 + 2 * index, font)
+        )
+        objects.append(b"<< /Length %d >>\nstream\n" % len(stream) + stream + b"\nendstream")
+    objects.append(b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>")
     out = bytearray(b"%PDF-1.4\n")
     offsets = []
     for number, body in enumerate(objects, start=1):

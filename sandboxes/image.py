@@ -6,13 +6,16 @@ Two paths share one Dockerfile (platform/sandbox/Dockerfile):
   Docker, for machines that reach Debian and PyPI but no container registry.
 Python packages are always downloaded on the host as wheels into a cache
 directory and installed with `pip install --no-index`, so the build itself
-needs no package index (and works where TLS inside containers does not).
+needs no package index (and works where TLS inside containers does not); the
+npm packages whose files the image ships (npm-assets.txt: the offline base
+map) are fetched on the host the same way, with `npm pack`.
 The deployment's images are built with the same parts (config/platform_image.py).
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import shutil
 import subprocess
 import sys
@@ -48,6 +51,7 @@ def _image_inputs() -> list[Path]:
         SANDBOX_SOURCE_DIR / "Dockerfile",
         SANDBOX_SOURCE_DIR / "requirements.txt",
         SANDBOX_SOURCE_DIR / "assets.txt",
+        SANDBOX_SOURCE_DIR / "npm-assets.txt",
         OFFLINE_MAP_MODULE,
     ]
 
@@ -112,6 +116,43 @@ def _ensure_assets(cache: Path, log: Log) -> Path:
     return assets
 
 
+def npm_asset_pins(spec: Path) -> list[tuple[str, str]]:
+    """(package@version, integrity) for each line of an npm-assets.txt; comments and blank lines skipped."""
+    pins = []
+    for line in spec.read_text().splitlines():
+        words = line.split("#", 1)[0].split()
+        if not words:
+            continue
+        if len(words) != 2 or "@" not in words[0][1:] or not words[1].startswith("sha512-"):
+            raise ImageBuildError(f"{spec.name}: expected 'package@version sha512-...', got {line!r}")
+        pins.append((words[0], words[1]))
+    return pins
+
+
+def _ensure_npm_assets(cache: Path, log: Log) -> Path:
+    """The pinned npm tarballs, fetched with `npm pack` and checked against their pinned integrity."""
+    spec = SANDBOX_SOURCE_DIR / "npm-assets.txt"
+    tarballs = cache / "npm" / _lines_hash(spec)
+    if (tarballs / ".complete").exists():
+        return tarballs
+    shutil.rmtree(tarballs, ignore_errors=True)
+    tarballs.mkdir(parents=True)
+    if shutil.which("npm") is None:
+        raise ImageBuildError("npm is not installed (apt-get install npm): the image's base map comes from npm.")
+    pins = npm_asset_pins(spec)
+    argv = ["npm", "pack", "--json", "--pack-destination", str(tarballs), *(package for package, _ in pins)]
+    log(f"$ {' '.join(argv)}")
+    proc = subprocess.run(argv, capture_output=True, text=True, check=False, cwd=tarballs)
+    if proc.returncode != 0:
+        raise ImageBuildError(f"npm pack failed (exit {proc.returncode}):\n{(proc.stdout + proc.stderr)[-3000:]}")
+    packed = {f"{item['name']}@{item['version']}": item["integrity"] for item in json.loads(proc.stdout)}
+    for package, integrity in pins:
+        if packed.get(package) != integrity:
+            raise ImageBuildError(f"npm pack: {package} has integrity {packed.get(package)}, pinned {integrity}")
+    (tarballs / ".complete").touch()
+    return tarballs
+
+
 def ensure_offline_base(client: docker.DockerClient, cache: Path, log: Log) -> str:
     recipe = f"{OFFLINE_BASE_RECIPE} {settings.SANDBOX_DEBIAN_MIRROR}"
     tag = f"{settings.SANDBOX_IMAGE_REPOSITORY}-base:bookworm-{hashlib.sha256(recipe.encode()).hexdigest()[:12]}"
@@ -141,17 +182,21 @@ def ensure_offline_base(client: docker.DockerClient, cache: Path, log: Log) -> s
     return tag
 
 
-def _prepare_context(cache: Path, wheels: Path, assets: Path) -> Path:
+def _prepare_context(cache: Path, wheels: Path, assets: Path, npm_assets: Path) -> Path:
     context = cache / "context"
     shutil.rmtree(context, ignore_errors=True)
     context.mkdir(parents=True)
     for name in ("Dockerfile", "requirements.txt"):
         shutil.copy2(SANDBOX_SOURCE_DIR / name, context / name)
     shutil.copy2(OFFLINE_MAP_MODULE, context / "offline_map.py")
-    for source, target in ((wheels, context / "wheels"), (assets, context / "assets")):
+    for source, target, suffix in (
+        (wheels, context / "wheels", ".whl"),
+        (assets, context / "assets", ".whl"),
+        (npm_assets, context / "npm", ".tgz"),
+    ):
         target.mkdir()
         for item in source.iterdir():
-            if item.suffix == ".whl":
+            if item.suffix == suffix:
                 link_or_copy(item, target / item.name)
     return context
 
@@ -204,8 +249,9 @@ def build_sandbox_image(*, offline: bool, force: bool = False, log: Log = print)
     (cache / ".gitignore").write_text("*\n")  # a cache, never committed
     wheels = ensure_wheels(cache, SANDBOX_SOURCE_DIR / "requirements.txt", log)
     assets = _ensure_assets(cache, log)
+    npm_assets = _ensure_npm_assets(cache, log)
     base_image = ensure_offline_base(client, cache, log) if offline else settings.SANDBOX_BASE_IMAGE
-    context = _prepare_context(cache, wheels, assets)
+    context = _prepare_context(cache, wheels, assets, npm_assets)
     log(f"Building {tag} from {base_image}")
     docker_build(client, context, tag, base_image, log, labels={"atelier.sandbox-image": "1"})
     client.images.get(tag).tag(settings.SANDBOX_IMAGE_REPOSITORY, "latest")

@@ -9,10 +9,11 @@ from django.core.management.utils import get_random_secret_key
 from environs import EnvValidationError
 
 from config.development_secrets import development_secret
+from config.page_hosts import page_host_origins
 from config.settings.base import ALLOWED_HOSTS, DEBUG, DEVELOPMENT_SECRETS_DIR, SECRET_KEY, SITE_URL, env
 from config.settings.security import FIELD_ENCRYPTION_KEYS
 from config.settings.storage import S3_PUBLIC_ENDPOINT_URL, STORAGE_BACKEND, STORAGES
-from config.settings.web import ARTIFACT_ORIGIN
+from config.settings.web import ARTIFACT_ORIGIN, ARTIFACT_PAGE_HOSTS
 
 
 def _origin(url: str) -> tuple[str, str, int]:
@@ -62,3 +63,7 @@ if _artifact_host == urlsplit(SITE_URL).hostname and (not DEBUG or _same_origin)
     )
 if _artifact_host not in ALLOWED_HOSTS and "*" not in ALLOWED_HOSTS:
     ALLOWED_HOSTS = [*ALLOWED_HOSTS, _artifact_host]
+try:
+    ARTIFACT_PAGE_HOSTS = page_host_origins(ARTIFACT_PAGE_HOSTS)
+except ValueError as exc:
+    raise ImproperlyConfigured(f"ARTIFACT_PAGE_HOSTS: {exc}") from None

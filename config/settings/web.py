@@ -13,6 +13,11 @@ from config.settings.runs import RUN_INPUT_MAX_BYTES
 ARTIFACT_ORIGIN = env.str(
     "ARTIFACT_ORIGIN", default="http://localhost:8001" if DEBUG else "http://127.0.0.1:8000"
 ).rstrip("/")
+# Hosts an HTML or map artifact may load images, stylesheets, fonts and scripts from (map tiles,
+# say), as origins listed exactly: `https://tile.openstreetmap.org`, no wildcards or paths
+# (checked in config/settings/checks.py). Empty: a page loads nothing from another host, since
+# any request out can carry what the page read. The agent is told which hosts these are.
+ARTIFACT_PAGE_HOSTS: list[str] = env.list("ARTIFACT_PAGE_HOSTS", default=[])
 ARTIFACT_URL_MAX_AGE = env.int("ARTIFACT_URL_MAX_AGE", default=3600, validate=Range(min=30))  # s a signed URL lives
 ARTIFACT_INLINE_RENDER_MAX_BYTES = env.int(  # markdown/text larger than this is offered as a download
     "ARTIFACT_INLINE_RENDER_MAX_BYTES", default=512 * 1024, validate=Range(min=1024)
@@ -47,4 +52,8 @@ PREVIEW_MEMORY_BYTES = env.int("PREVIEW_MEMORY_BYTES", default=1024 * 1024 * 102
 PREVIEW_MAX_INPUT_BYTES = env.int("PREVIEW_MAX_INPUT_BYTES", default=200 * 1024 * 1024, validate=Range(min=1))
 PREVIEW_OUTPUT_MAX_BYTES = env.int("PREVIEW_OUTPUT_MAX_BYTES", default=32 * 1024 * 1024, validate=Range(min=64 * 1024))
 PREVIEW_WIDTH = env.int("PREVIEW_WIDTH", default=640, validate=Range(min=64, max=4096))
+# A PDF's first pages are drawn there too, to be read on its page: how many, and how large
+# (pixels on a page's longer side); the rest of a longer document is a download away.
+PREVIEW_PDF_PAGES = env.int("PREVIEW_PDF_PAGES", default=30, validate=Range(min=0, max=500))
+PREVIEW_PDF_PAGE_PIXELS = env.int("PREVIEW_PDF_PAGE_PIXELS", default=1600, validate=Range(min=200, max=4096))
 MIDDLEWARE.insert(1, "creations.artifacts.origin.ArtifactOriginMiddleware")  # host-based dispatch, first

@@ -2,9 +2,9 @@
 
 Every byte is treated as hostile. Scriptable formats (HTML, SVG) only ever run
 under a CSP `sandbox` (an opaque origin, no cookies, no storage) with no network
-(`connect-src 'none'`) and nothing loaded from another host (so no online map
-tiles: pages bundle what they show) but our own S3 store, where media is redirected
-to (creations.artifacts.presigned); formats the browser could misread are
+(`connect-src 'none'`) and nothing loaded from another host (pages bundle what they
+show) but our own S3 store, where media is redirected to (creations.artifacts.presigned),
+and the hosts an operator lists in ARTIFACT_PAGE_HOSTS (map tiles, say); formats the browser could misread are
 forced to download; the content type never comes from the file name.
 """
 
@@ -71,11 +71,16 @@ def platform_origins() -> list[str]:
 # What an HTML artifact may load: its own files (the artifact origin) and what it holds
 # itself. Never another host: any request out (an image, a map tile) can carry what the
 # page read, and the page is written by a model that may have been prompt-injected. (Our own
-# S3 store's objects excepted: what a request there carries stays in our store.)
+# S3 store's objects excepted: what a request there carries stays in our store; and the hosts
+# an operator chose to trust with that, ARTIFACT_PAGE_HOSTS, for images, styles, fonts and scripts.)
 LOCAL_SOURCES = "'self' data: blob:"
 # When SITE_URL itself cannot be named in a CSP (an IPv6 literal): framed by nobody, rather than
 # an empty source list, which a browser reads as "by anyone".
 NO_ANCESTORS = "'none'"
+
+
+def _with_page_hosts(sources: str) -> str:
+    return " ".join([sources, *settings.ARTIFACT_PAGE_HOSTS])
 
 
 def html_csp(*, frame_ancestors: str | None = None) -> str:
@@ -89,11 +94,11 @@ def html_csp(*, frame_ancestors: str | None = None) -> str:
         [
             "sandbox allow-scripts",
             "default-src 'none'",
-            f"script-src {LOCAL_SOURCES} 'unsafe-inline' 'unsafe-eval'",
-            f"style-src {LOCAL_SOURCES} 'unsafe-inline'",
-            f"img-src {media}",
+            f"script-src {_with_page_hosts(LOCAL_SOURCES)} 'unsafe-inline' 'unsafe-eval'",
+            f"style-src {_with_page_hosts(LOCAL_SOURCES)} 'unsafe-inline'",
+            f"img-src {_with_page_hosts(media)}",
             f"media-src {media}",
-            f"font-src {media}",
+            f"font-src {_with_page_hosts(media)}",
             "connect-src 'none'",
             "form-action 'none'",
             "base-uri 'none'",
@@ -121,7 +126,7 @@ def serving_rule(
     artifact: Artifact, *, variant: str, download: bool, frame_ancestors: str | None = None
 ) -> ServingRule:
     """The headers for one artifact file ('file'), its preview or its rendition (`frame_ancestors`: html_csp's)."""
-    if variant == "preview":
+    if variant == "preview" or variant.startswith("page-"):  # PNGs the preview sandbox drew
         return ServingRule(content_type="image/png", attachment=download)
     if variant == "rendition":
         rule = _media_rule(artifact.rendition_content_type)

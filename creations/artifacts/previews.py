@@ -8,9 +8,10 @@ audio, MIDI, PDF, HTML), MIDI rendered to Ogg audio, markdown and code
 rendered to HTML. ffmpeg, Pillow, poppler, FluidSynth, Chromium, Markdown and
 Pygments thus only ever parse agent files under gVisor, bounded in time (per
 tool, per file, and PREVIEW_RUN_SECONDS for the whole run), memory (the
-sandbox) and output (per file returned). A batch costs three execs whatever
-its size (files in, the previewer, files out), so a run of a thousand small
-files is previewed in seconds. What comes back is checked by its signature and
+sandbox) and output (per file returned); a PDF's first pages are drawn as
+pictures to read it by (ArtifactPage), so the platform never parses a PDF. A
+batch costs three execs whatever its size (files in, the previewer, files
+out), so a run of a thousand small files is previewed in seconds. What comes back is checked by its signature and
 size only; documents are sanitized (renderers.py) before they are stored.
 
 Best effort: a file no tool can read, or one that takes too long, gets no
@@ -23,6 +24,8 @@ from __future__ import annotations
 
 import json
 import logging
+import re
+import struct
 import tempfile
 import time
 from collections import deque
@@ -35,9 +38,10 @@ from typing import Any
 from django.conf import settings
 from django.core.files import File
 from django.core.files.base import ContentFile
+from django.db import IntegrityError, transaction
 
 from creations.artifacts.renderers import sanitize_document
-from creations.models import Artifact, ArtifactKind
+from creations.models import Artifact, ArtifactKind, ArtifactPage
 from sandboxes.docker_exec import ExecClosed
 from sandboxes.docker_runtime import DockerSandbox, SandboxError
 from sandboxes.offline import start_offline_sandbox
@@ -59,7 +63,9 @@ DOCUMENT_KINDS = frozenset({ArtifactKind.MARKDOWN, ArtifactKind.TEXT})
 SCRATCH = "/testbed/preview"
 PURPOSE = "preview"
 BATCH_FILES = 1000  # files sent to the previewer at once (a run keeps SANDBOX_COPY_OUT_MAX_FILES)
-OUTPUTS_PER_FILE = 2  # at most: a MIDI file's rendition and its waveform
+OUTPUTS_PER_FILE = 2  # at most, but for PDFs: a MIDI file's rendition and its waveform
+OUTPUT_FILES_PER_BATCH = BATCH_FILES * OUTPUTS_PER_FILE  # what one batch may copy out
+PAGE_NAME = re.compile(r"page-([1-9][0-9]{0,3})\.png")
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 OGG_SIGNATURE = b"OggS"
 
@@ -113,18 +119,27 @@ def make_previews(artifacts: Sequence[Artifact], *, run_id: int) -> None:
             sandbox.stop()
 
 
+def _outputs(artifact: Artifact) -> int:
+    """The most files the previewer makes of this one: a PDF's preview and its pages."""
+    return 1 + settings.PREVIEW_PDF_PAGES if artifact.kind == ArtifactKind.PDF else OUTPUTS_PER_FILE
+
+
 def _next_batch(todo: deque[tuple[Artifact, bool]]) -> tuple[list[Artifact], bool]:
     """The next files to send at once: up to BATCH_FILES, within PREVIEW_MAX_INPUT_BYTES (a larger file
-    goes alone); a file that is to go alone (its batch broke the sandbox) goes alone."""
+    goes alone) and OUTPUT_FILES_PER_BATCH of what they make; a file that is to go alone (its batch broke
+    the sandbox) goes alone."""
     artifact, alone = todo.popleft()
-    batch, size = [artifact], artifact.size
+    batch, size, outputs = [artifact], artifact.size, _outputs(artifact)
     while not alone and todo and len(batch) < BATCH_FILES:
         following, following_alone = todo[0]
         if following_alone or size + following.size > settings.PREVIEW_MAX_INPUT_BYTES:
             break
+        if outputs + _outputs(following) > OUTPUT_FILES_PER_BATCH:
+            break
         todo.popleft()
         batch.append(following)
         size += following.size
+        outputs += _outputs(following)
     return batch, alone
 
 
@@ -136,7 +151,7 @@ def _start_sandbox(run_id: int) -> DockerSandbox:
         scratch_bytes=_scratch_bytes(),
         max_in_bytes=settings.PREVIEW_MAX_INPUT_BYTES + 1024 * 1024,
         max_out_bytes=_scratch_bytes(),
-        max_out_files=BATCH_FILES * OUTPUTS_PER_FILE,
+        max_out_files=max(OUTPUT_FILES_PER_BATCH, 1 + settings.PREVIEW_PDF_PAGES),
     )
 
 
@@ -180,7 +195,7 @@ def previewer_argv(seconds: float) -> list[str]:
     return [
         "python3", "-I", "-c", previewer_source(), f"{SCRATCH}/in/jobs.json", f"{SCRATCH}/out",
         str(settings.PREVIEW_WIDTH), str(settings.PREVIEW_TIMEOUT), f"{seconds:.1f}",
-        str(settings.PREVIEW_OUTPUT_MAX_BYTES),
+        str(settings.PREVIEW_OUTPUT_MAX_BYTES), str(settings.PREVIEW_PDF_PAGES), str(settings.PREVIEW_PDF_PAGE_PIXELS),
     ]  # fmt: skip
 
 
@@ -243,6 +258,9 @@ def _accept(artifact: Artifact, name: str, path: Path) -> None:
         artifact.rendition_content_type = "audio/ogg"
         artifact.derived_bytes += path.stat().st_size
         artifact.save(update_fields=["rendition", "rendition_content_type", "derived_bytes"])
+    elif (page := PAGE_NAME.fullmatch(name)) and artifact.kind == ArtifactKind.PDF:
+        if _starts_with(path, PNG_SIGNATURE):
+            _accept_page(artifact, int(page.group(1)), path)
     elif name == "document.html" and artifact.kind in DOCUMENT_KINDS:
         html = path.read_bytes().decode("utf-8", errors="replace")
         document = sanitize_document(html, document_path=artifact.path).encode()
@@ -251,3 +269,33 @@ def _accept(artifact: Artifact, name: str, path: Path) -> None:
         artifact.save(update_fields=["rendered", "derived_bytes"])
     else:
         logger.info("artifact %s: ignoring %r from the previewer", artifact.pk, name[:100])
+
+
+def _png_size(path: Path) -> tuple[int, int]:
+    """Width and height from a PNG's header (its IHDR chunk, always first): read, not decoded."""
+    with path.open("rb") as handle:
+        header = handle.read(24)
+    if len(header) < 24 or header[12:16] != b"IHDR":
+        return 0, 0
+    width, height = struct.unpack(">II", header[16:24])
+    return width, height
+
+
+def _accept_page(artifact: Artifact, number: int, path: Path) -> None:
+    """One page of a PDF, if within the pages asked for and of a size a page drawn at PREVIEW_PDF_PAGE_PIXELS has."""
+    width, height = _png_size(path)
+    largest = settings.PREVIEW_PDF_PAGE_PIXELS
+    if number > settings.PREVIEW_PDF_PAGES or not (0 < width <= largest and 0 < height <= largest):
+        logger.info("artifact %s: ignoring page %s of %sx%s from the previewer", artifact.pk, number, width, height)
+        return
+    page = ArtifactPage(artifact=artifact, number=number, width=width, height=height)
+    with path.open("rb") as handle:
+        page.image.save(f"page-{number}.png", File(handle), save=False)
+    try:
+        with transaction.atomic():
+            page.save()
+    except IntegrityError:  # drawn before (previews made again): the first drawing stays
+        page.image.delete(save=False)
+        return
+    artifact.derived_bytes += path.stat().st_size
+    artifact.save(update_fields=["derived_bytes"])

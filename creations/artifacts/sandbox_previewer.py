@@ -9,7 +9,8 @@ source file, name) and an output folder, and copies back what it leaves in
 
 - `preview.png`: a picture for the gallery, at most WIDTH pixels wide;
 - `rendition.ogg`: MIDI rendered to audio a browser plays;
-- `document.html`: markdown or code rendered to HTML (the worker sanitizes it).
+- `document.html`: markdown or code rendered to HTML (the worker sanitizes it);
+- `page-<n>.png`: a PDF's first PDF_PAGES pages, for reading it (all or none of them).
 
 One started interpreter serves the whole batch: a forked child makes the files
 one after the other and says how each ended, while this process watches its
@@ -35,9 +36,11 @@ import time
 from typing import Any
 
 # Arguments: the jobs file, output folder, preview width, seconds per tool, seconds for the whole batch,
-# the largest file kept. KIND, SOURCE, OUT and NAME are the current job's.
+# the largest file kept, a PDF's pages drawn and their pixels on the longer side. KIND, SOURCE, OUT
+# and NAME are the current job's.
 KIND, SOURCE, OUT, NAME, OUTPUT_ROOT = "", "", "", "", ""
 WIDTH, TOOL_TIMEOUT, OUTPUT_MAX_BYTES = 640, 30.0, 32 * 1024 * 1024
+PDF_PAGES, PDF_PAGE_PIXELS = 30, 1600
 MAX_IMAGE_PIXELS = 80_000_000  # larger images are refused (decompression bombs)
 MARKDOWN_EXTENSIONS = ["extra", "sane_lists", "codehilite", "toc"]
 MARKDOWN_CONFIG = {"codehilite": {"guess_lang": False, "css_class": "highlight"}}
@@ -141,6 +144,30 @@ def pdf():
     run(["pdftoppm", "-png", "-f", "1", "-l", "1", "-singlefile", "-scale-to", str(WIDTH * 2), SOURCE, prefix])
     save_preview(prefix + ".png")
     os.remove(prefix + ".png")
+    with contextlib.suppress(ToolFailed):  # the first page's preview stands without them
+        pdf_pages()
+
+
+def pdf_pages():
+    """The first PDF_PAGES pages, each at most PDF_PAGE_PIXELS on its longer side, as page-<n>.png;
+    none when the tool fails or takes too long (a page it was still writing would be cut short)."""
+    if PDF_PAGES < 1:
+        return
+    folder = out("pages.tmp")
+    os.makedirs(folder)
+    try:
+        run(["pdftoppm", "-png", "-f", "1", "-l", str(PDF_PAGES), "-scale-to", str(PDF_PAGE_PIXELS), SOURCE,
+             os.path.join(folder, "p")])  # fmt: skip
+        for name in os.listdir(folder):  # p-1.png, or p-01.png, p-001.png as the page count needs
+            number = int(name[2:-4])
+            os.rename(os.path.join(folder, name), out(f"page-{number}.png"))
+    except ToolFailed:
+        for name in os.listdir(OUT):
+            if name.startswith("page-"):
+                os.remove(out(name))
+        raise
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def html():
@@ -332,11 +359,12 @@ def run_batch(jobs, deadline):
 
 
 def main():
-    global WIDTH, TOOL_TIMEOUT, OUTPUT_MAX_BYTES, OUTPUT_ROOT  # set once, read by the makers
+    global WIDTH, TOOL_TIMEOUT, OUTPUT_MAX_BYTES, OUTPUT_ROOT, PDF_PAGES, PDF_PAGE_PIXELS  # read by the makers
     jobs_file, OUTPUT_ROOT = sys.argv[1], sys.argv[2]
     WIDTH, TOOL_TIMEOUT = int(sys.argv[3]), float(sys.argv[4])
     deadline = time.monotonic() + float(sys.argv[5])
     OUTPUT_MAX_BYTES = int(sys.argv[6])
+    PDF_PAGES, PDF_PAGE_PIXELS = int(sys.argv[7]), int(sys.argv[8])
     shutil.rmtree(OUTPUT_ROOT, ignore_errors=True)  # what the previous batch left
     os.makedirs(OUTPUT_ROOT)
     with open(jobs_file, encoding="utf-8") as handle:

@@ -7,6 +7,8 @@ Media on S3 may then be answered with a redirect to a short-lived URL of the sto
 (creations.artifacts.presigned); a Range request served here reads only that range.
 """
 
+import re
+
 from asgiref.sync import sync_to_async
 from django.contrib.auth.models import AnonymousUser, User
 from django.core.files.storage import default_storage
@@ -20,14 +22,20 @@ from creations.artifacts.headers import content_disposition, serving_rule
 from creations.artifacts.origin import DerivedGrant, derived_unsign, grant_unsign
 from creations.artifacts.presigned import presigned_url
 from creations.artifacts.streaming import ranged_file_response
-from creations.models import Artifact, Run
+from creations.models import Artifact, ArtifactPage, Run
 
 VARIANTS = ("file", "preview", "rendition")
+PAGE_VARIANT = re.compile(r"page-([1-9][0-9]{0,3})")  # a PDF's page drawn as a picture (ArtifactPage)
+
+
+def is_variant(variant: str) -> bool:
+    """One of VARIANTS, or a page: `page-3`."""
+    return variant in VARIANTS or PAGE_VARIANT.fullmatch(variant) is not None
 
 
 def _authorized_artifact(token: str, path: str, variant: str) -> tuple[Artifact, FieldFile]:
     grant = grant_unsign(token)
-    if grant is None or variant not in VARIANTS:
+    if grant is None or not is_variant(variant):
         raise Http404("This artifact link is invalid or has expired; reload the page it came from.")
     artifact = Artifact.objects.select_related("run__creation").filter(run_id=grant.run_id, path=path).first()
     if artifact is None:
@@ -48,7 +56,12 @@ async def artifact_serve(request: HttpRequest, token: str, path: str) -> HttpRes
 
 
 def artifact_field(artifact: Artifact, variant: str) -> FieldFile:
-    """The stored file of one of VARIANTS; Http404 when the artifact has none."""
+    """The stored file of one of VARIANTS or a page (`is_variant`); Http404 when the artifact has none."""
+    if page := PAGE_VARIANT.fullmatch(variant):
+        found = ArtifactPage.objects.filter(artifact=artifact, number=int(page.group(1))).first()
+        if found is None:
+            raise Http404("This artifact has no such page.")
+        return found.image
     field: FieldFile | None = {"file": artifact.file, "preview": artifact.preview, "rendition": artifact.rendition}.get(
         variant
     )

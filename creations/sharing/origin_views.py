@@ -20,7 +20,7 @@ from django.urls import Resolver404, resolve
 from django.views.decorators.http import require_safe
 
 from creations.artifacts.presigned import store_source
-from creations.artifacts.serving import VARIANTS, artifact_field, artifact_file_response
+from creations.artifacts.serving import artifact_field, artifact_file_response, is_variant
 from creations.sharing.embeds import embed_for, oembed_document, principal_artifact, shared_displays
 from creations.sharing.services import share_link_note_view
 from creations.sharing.tokens import oembed_url, share_page_url
@@ -44,7 +44,7 @@ def page_csp(*, frame_ancestors: str) -> str:
             "default-src 'none'",
             f"style-src {styles} 'unsafe-inline'",
             f"img-src {media} data:",
-            f"media-src {media}",
+            f"media-src {media} data:",  # a video's captions, carried by the page
             f"frame-src {origin}",
             "base-uri 'none'",
             "form-action 'none'",
@@ -109,7 +109,7 @@ def share_embed(request: HttpRequest, token: str, artifact_id: int) -> HttpRespo
 
 def _shared_file(token: str, path: str, variant: str) -> tuple[SharedVersion, Any, Any]:
     shared = shared_version(token)
-    if variant not in VARIANTS:
+    if not is_variant(variant):
         raise Http404("No such file.")
     artifact = shared.artifact(path=path)
     return shared, artifact, artifact_field(artifact, variant)

@@ -25,7 +25,7 @@ def platform_csp() -> str:
             "script-src 'self'",
             "style-src 'self' 'unsafe-inline'",  # htmx injects its indicator style
             f"img-src 'self' data: {media}",
-            f"media-src {media}",
+            f"media-src {media} data:",  # a video's captions, WebVTT the page carries (display.py)
             f"frame-src {artifacts}",
             "connect-src 'self'",  # same-origin fetch and websockets
             "object-src 'none'",

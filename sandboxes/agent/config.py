@@ -23,6 +23,8 @@ DEFAULTS: dict[str, Any] = {
     # Outside the platform whoever runs the agent picks the model, often on
     # their own machine; the platform's settings decide for its workspaces.
     "MODEL_ENDPOINT_ALLOW_PRIVATE": True,
+    # Hosts the agent's pages may load from when shown (the platform's ARTIFACT_PAGE_HOSTS): none.
+    "ARTIFACT_PAGE_HOSTS": [],
 }
 
 

@@ -15,6 +15,7 @@ from dataclasses import replace
 from typing import Any, Literal, assert_never
 
 from sandboxes.agent.blocking_calls import Stopped, run_in_worker
+from sandboxes.agent.config import agent_setting
 from sandboxes.agent.conversation import Conversation
 from sandboxes.agent.events import (
     AgentEvent,
@@ -48,13 +49,13 @@ from sandboxes.agent.model import (
 from sandboxes.agent.prompts import (
     NO_TOOL_CALL_NUDGE,
     SHARED_BUDGET_NOTE,
-    SYSTEM_PROMPT,
     TIME_BUDGET_NOTE,
     TOKEN_BUDGET_NOTE,
     earlier_messages,
     person_message,
     refine_message,
     steps_left_note,
+    system_prompt,
     task_message,
 )
 from sandboxes.agent.tool_schemas import TOOL_SCHEMAS
@@ -115,11 +116,10 @@ def run_agent(
         over_budget=over_budget,
         inbox=inbox,
     )
+    prompt = system_prompt(agent_setting("ARTIFACT_PAGE_HOSTS"))
     if continuation is None:
-        return agent.run(Conversation(SYSTEM_PROMPT, task_message(brief, list(input_files), renamed_inputs)))
-    return agent.run(
-        Conversation(SYSTEM_PROMPT, refine_message(continuation), earlier=earlier_messages(continuation))
-    )
+        return agent.run(Conversation(prompt, task_message(brief, list(input_files), renamed_inputs)))
+    return agent.run(Conversation(prompt, refine_message(continuation), earlier=earlier_messages(continuation)))
 
 
 class _AgentRun:

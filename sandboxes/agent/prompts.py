@@ -8,12 +8,12 @@ from typing import Any
 
 from sandboxes.agent.events import Continuation, EarlierVersion
 
-SYSTEM_PROMPT = """\
+_SYSTEM_PROMPT = """\
 You are working on a computer of your own: a Linux sandbox with Python 3, the \
 scientific and creative toolchain (numpy, matplotlib, Pillow, CairoSVG, \
 ffmpeg, MIDI tools and a synthesizer with a General MIDI soundfont, PDF \
-makers, many fonts, Leaflet for offline maps) and no person watching. You act \
-only through tools:
+makers, many fonts, Leaflet and a world base map for offline maps) and no \
+person watching. You act only through tools:
 
 - execute_bash runs a command in a persistent bash shell (cd, variables and \
 background jobs carry over between calls);
@@ -32,11 +32,50 @@ tools and libraries are installed.
 file, measure its size, count its pages, probe its duration) and fix what is \
 wrong.
 - Deliverables must work on their own: no network access is guaranteed when \
-they are opened, so inline or bundle what they need.
+they are opened, so inline or bundle what they need. {page_hosts}
+- Maps: `python -m offline_map page.html` inlines Leaflet (in $LEAFLET_DIR) \
+into a Leaflet or folium page and draws a world base map under every map in \
+it (land, sea and country borders from Natural Earth, in $BASEMAP_DIR as \
+TopoJSON with topojson-client.min.js), so the map shows geography offline; \
+it drops tile layers, which need a network (--keep-tiles keeps them). Its \
+detail suits a country (--base-map 10m for a city's coastline).
+- People who cannot see or hear your files need a text alternative: beside \
+each image, poster, chart, map, video or audio file, write what it shows or \
+says to `<file>.alt.txt` (e.g. /testbed/output/poster.png.alt.txt: one or \
+two plain sentences, at most {alt_chars} characters; for audio, a transcript \
+or description of up to {transcript_chars} characters), and for a video with \
+speech or text, captions in WebVTT to `<file>.vtt` (e.g. clip.mp4.vtt, \
+starting with the line WEBVTT). The platform reads these files for screen \
+readers and captions and does not list them as files of their own.
 - Keep each reply short and act through tool calls; you have a limited number \
 of steps.
 - When the output is complete and checked, call submit with a one-paragraph \
 summary of what you made."""
+
+# The sidecar files the prompt describes, read at ingestion (creations/artifacts/sidecars.py).
+ALT_TEXT_MAX_CHARS = 1000
+TRANSCRIPT_MAX_CHARS = 20_000
+CAPTIONS_MAX_BYTES = 256 * 1024
+
+
+def system_prompt(page_hosts: Sequence[str] = ()) -> str:
+    """The system prompt; `page_hosts`, the hosts an HTML page may load images, styles, fonts and
+    scripts from when it is shown (ARTIFACT_PAGE_HOSTS)."""
+    if page_hosts:
+        hosts = (
+            "Pages you deliver (HTML, maps) are shown where they may load images, stylesheets, fonts "
+            f"and scripts from these hosts only: {', '.join(page_hosts)}; they can fetch nothing else "
+            "(no other host, no fetch or XHR), so inline everything else."
+        )
+    else:
+        hosts = (
+            "Pages you deliver (HTML, maps) are shown where they can load nothing from another host: "
+            "no CDN, no web fonts, no map tiles."
+        )
+    return _SYSTEM_PROMPT.format(page_hosts=hosts, alt_chars=ALT_TEXT_MAX_CHARS, transcript_chars=TRANSCRIPT_MAX_CHARS)
+
+
+SYSTEM_PROMPT = system_prompt()
 
 NO_TOOL_CALL_NUDGE = (
     "You replied without calling a tool. Act through the tools: use execute_bash or "

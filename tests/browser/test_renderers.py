@@ -30,6 +30,14 @@ SEEK_VIDEO = """async (video) => {
   await new Promise((ok) => video.addEventListener("seeked", ok, {once: true}));
   return video.currentTime;
 }"""
+CAPTIONS = "WEBVTT\n\n00:00.000 --> 00:02.000\nThree\n\n00:02.000 --> 00:04.000\nTwo, one\n"
+TRACK_CUES = """async (video) => {
+  const track = video.textTracks[0];
+  track.mode = "showing";
+  const loaded = video.querySelector("track");
+  if (loaded.readyState !== 2) await new Promise((ok) => loaded.addEventListener("load", ok, {once: true}));
+  return Array.from(track.cues).map((cue) => cue.text);
+}"""
 PLAY_AUDIO = """async (audio) => {
   audio.muted = true;
   await audio.play();
@@ -47,14 +55,18 @@ def every_kind(team: Team) -> Run:
         Output("countdown.mp4", mp4_bytes(seconds=4)),
         Output("tone.wav", wav_bytes(seconds=2)),
         Output("piece.mid", midi_bytes()),
-        Output("report.pdf", pdf_bytes()),
+        Output("report.pdf", pdf_bytes(pages=3)),
         Output("map.html", map_html_bytes()),
         Output("report.md", MARKDOWN),
         Output("greet.py", CODE),
         Output("data.bin", bytes(range(256))),
     ]
-    return finished_run(workspace=team.workspace, author=team.owner, outputs=outputs, previews=True,
-                        brief="One of everything")  # fmt: skip
+    run = finished_run(workspace=team.workspace, author=team.owner, outputs=outputs, previews=True,
+                       brief="One of everything", title="One of everything")  # fmt: skip
+    # What the agent's sidecars leave (checked at ingestion: tests/creations/artifacts/test_sidecars.py).
+    run.artifacts.filter(path="poster.png").update(alt_text="A blue poster with nothing on it yet")
+    run.artifacts.filter(path="countdown.mp4").update(captions_vtt=CAPTIONS)
+    return run
 
 
 def test_every_kind_of_artifact_renders(web: Web, team: Team) -> None:
@@ -74,6 +86,7 @@ def test_every_kind_of_artifact_renders(web: Web, team: Team) -> None:
 
     open_artifact("poster.png")
     assert page.locator("img.artifact-image").evaluate(IMAGE_WIDTH) == 640
+    expect(page.get_by_role("img", name="A blue poster with nothing on it yet")).to_be_visible()
     web.shot(page, "renderer-image")
 
     open_artifact("logo.svg")
@@ -83,6 +96,7 @@ def test_every_kind_of_artifact_renders(web: Web, team: Team) -> None:
     open_artifact("countdown.mp4")
     assert page.locator("video").evaluate(SEEK_VIDEO) == pytest.approx(2.5, abs=0.2)
     assert 206 in statuses["countdown.mp4"], "the browser seeks with Range requests"
+    assert page.locator("video").evaluate(TRACK_CUES) == ["Three", "Two, one"]  # captions, under the page's CSP
     web.shot(page, "renderer-video")
 
     open_artifact("tone.wav")
@@ -95,7 +109,15 @@ def test_every_kind_of_artifact_renders(web: Web, team: Team) -> None:
     web.shot(page, "renderer-midi")
 
     open_artifact("report.pdf")
-    assert page.locator(".pdf-preview img").evaluate(IMAGE_WIDTH) > 0
+    pages = page.locator("img.pdf-page")
+    expect(pages).to_have_count(3)
+    pages.last.scroll_into_view_if_needed()
+    assert [pages.nth(n).evaluate(IMAGE_WIDTH) for n in range(3)] == [1237, 1237, 1237]  # 1,600 px tall
+    expect(page.get_by_role("img", name="Page 3 of report.pdf")).to_be_visible()
+    fitted = pages.first.bounding_box()["width"]  # type: ignore[index]
+    page.get_by_role("button", name="Zoom in").click()
+    expect(page.locator("[data-pdf-zoom-level]")).to_have_text("125%")
+    assert pages.first.bounding_box()["width"] == pytest.approx(fitted * 1.25, abs=2)  # type: ignore[index]
     web.shot(page, "renderer-pdf")
 
     open_artifact("map.html")
@@ -120,6 +142,8 @@ def test_every_kind_of_artifact_renders(web: Web, team: Team) -> None:
 
     page.goto(web.platform + reverse("workspace_gallery", args=[team.workspace.slug]))
     assert page.locator(".gallery-grid .tile").count() == len(artifacts)
+    assert page.locator(".gallery-grid img[alt='']").count() == 0
+    expect(page.get_by_role("img", name="One of everything: countdown.mp4")).to_be_visible()
     page.wait_for_load_state("networkidle")
     web.shot(page, "gallery")
     page.get_by_label("Kind").select_option("video")

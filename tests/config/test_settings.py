@@ -37,6 +37,7 @@ def manage(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
         ("LOG_LEVEL", "LOUD"),
         ("DATABASE_URL", "not a url"),
         ("WORKER_CONCURRENCY", "0"),
+        ("ARTIFACT_PAGE_HOSTS", "https://*.tile.openstreetmap.org"),
     ],
 )
 def test_it_refuses_to_start_with_an_invalid_value_and_names_the_variable(variable: str, value: str) -> None:

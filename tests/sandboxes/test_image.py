@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-pytestmark = pytest.mark.timeout(300)
+pytestmark = pytest.mark.timeout(600)
 
 
 def test_a_folium_map_becomes_one_self_contained_page_with_leaflet_inlined(shared_sandbox):
@@ -48,3 +48,55 @@ def test_chromium_screenshots_a_page_from_the_agents_shell_under_its_memory_limi
     assert result.output.strip().splitlines()[-1] == "(320, 200)", result.output
     limit = shared_sandbox.run_command("ulimit -S -v", timeout=30)
     assert limit.output.strip() != "unlimited"
+
+
+# Drawn in a sandbox with no network: a folium map (whose default OpenStreetMap tiles cannot load), made
+# offline by offline_map, screenshot by the image's Chromium; where Madrid and the open Atlantic fall on
+# the 800x600 screenshot (Web Mercator at zoom 4, centred on 40°N 10°W) is read back from its pixels.
+BASE_MAP_SCRIPT = r"""
+import math, subprocess, folium
+from PIL import Image
+
+CENTRE, ZOOM, SIZE = (40.0, -10.0), 4, (800, 600)
+m = folium.Map(location=CENTRE, zoom_start=ZOOM, zoom_control=False)
+m.save("/tmp/map.html")
+subprocess.run(["python3", "-m", "offline_map", "/tmp/map.html"], check=True)
+subprocess.run(["chromium", "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                "--user-data-dir=/tmp/chromium", "--hide-scrollbars", "--virtual-time-budget=4000",
+                f"--window-size={SIZE[0]},{SIZE[1]}", "--screenshot=/tmp/map.png", "file:///tmp/map.html"],
+               check=True, capture_output=True, timeout=400)
+
+def pixel(lat, lon):
+    def world(lat, lon):
+        scale = 256 * 2 ** ZOOM
+        s = math.sin(math.radians(lat))
+        return scale * (lon + 180) / 360, scale * (0.5 - math.log((1 + s) / (1 - s)) / (4 * math.pi))
+    (x, y), (cx, cy) = world(lat, lon), world(*CENTRE)
+    return round(x - cx + SIZE[0] / 2), round(y - cy + SIZE[1] / 2)
+
+image = Image.open("/tmp/map.png").convert("RGB")
+print("land", "#%02x%02x%02x" % image.getpixel(pixel(40.42, -3.70)))   # Madrid
+print("sea", "#%02x%02x%02x" % image.getpixel(pixel(38.0, -20.0)))     # the Atlantic west of Portugal
+"""
+
+
+def test_an_offline_map_shows_land_and_sea_drawn_in_a_sandbox_with_no_network(sandbox_image):
+    from sandboxes.offline import start_offline_sandbox
+
+    box = start_offline_sandbox(
+        labels={"atelier.owner": "tests", "atelier.run_id": "tests"},
+        purpose="test",
+        memory_bytes=1024 * 1024 * 1024,
+        scratch_bytes=64 * 1024 * 1024,
+        max_in_bytes=1024 * 1024,
+        max_out_bytes=1024 * 1024,
+    )
+    try:
+        code, output = box.exec(["python3", "-c", BASE_MAP_SCRIPT], timeout=450)
+    finally:
+        box.stop()
+    text = output.decode(errors="replace")
+    assert code == 0, text
+    colours = dict(line.split(" ", 1) for line in text.strip().splitlines()[-2:])
+    assert colours["land"] == "#f2efe9", text  # offline_map's land
+    assert colours["sea"] == "#aad3df", text  # and its sea: the map shows where the coast is

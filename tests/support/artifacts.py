@@ -28,6 +28,7 @@ def finished_run(
     author: User,
     outputs: list[Output],
     brief: str = "Make something nice",
+    title: str = "",
     visibility: str = Visibility.WORKSPACE,
     previews: bool = False,
     status: str = RunStatus.SUCCEEDED,
@@ -38,6 +39,7 @@ def finished_run(
         creation__workspace=workspace,
         creation__author=author,
         creation__brief=brief,
+        creation__title=title,
         creation__visibility=visibility,
     )
     RunEventFactory.create(run=run, seq=1)

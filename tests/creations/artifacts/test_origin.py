@@ -288,3 +288,17 @@ def test_html_may_load_nothing_from_another_host(team: Team, client: Client) -> 
     assert {"img-src", "media-src", "font-src", "style-src", "script-src", "connect-src"} <= set(fetch_directives)
     for name in fetch_directives:
         assert set(directives[name]) <= local, f"{name} lets the page reach another host: {directives[name]}"
+
+
+def test_hosts_the_operator_lists_serve_a_pages_images_styles_fonts_and_scripts_only(
+    team: Team, client: Client, settings: Any
+) -> None:
+    settings.ARTIFACT_PAGE_HOSTS = ["https://tile.openstreetmap.org", "https://fonts.example.net"]
+    artifact = one_artifact(team, "map.html", b"<!doctype html><title>map</title><div id=map></div>")
+    csp = served_csp(client, url_for(artifact, team.owner))
+    directives = {d.strip().split(" ")[0]: d.strip().split(" ")[1:] for d in csp.split(";")}
+    for name in ("img-src", "style-src", "font-src", "script-src"):
+        assert {"https://tile.openstreetmap.org", "https://fonts.example.net"} <= set(directives[name]), name
+    # Nothing a page could send its data to with a request of its own making.
+    assert directives["connect-src"] == ["'none'"]
+    assert "https://tile.openstreetmap.org" not in directives["media-src"] + directives["frame-src"]

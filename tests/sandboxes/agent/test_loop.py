@@ -45,6 +45,24 @@ def test_the_first_request_carries_the_system_prompt_brief_and_the_three_tools(s
     assert scripted_model.chat_requests()[0].headers["authorization"] == "Bearer test-key"
 
 
+def test_the_system_prompt_names_the_hosts_pages_may_load_from_and_the_sidecars(
+    scripted_model: ScriptedModel, settings: Any
+) -> None:
+    scripted_model.play([submit()])
+    run(FakeSandbox(), client_for(scripted_model), brief="a map of the coast")
+    alone = scripted_model.chat_requests()[0].body["messages"][0]["content"]
+    assert "can load nothing from another host" in alone
+    assert "poster.png.alt.txt" in alone
+    assert "clip.mp4.vtt" in alone
+    assert "$BASEMAP_DIR" in alone
+
+    settings.ARTIFACT_PAGE_HOSTS = ["https://tile.openstreetmap.org"]
+    scripted_model.play([submit()])
+    run(FakeSandbox(), client_for(scripted_model), brief="a map of the coast")
+    allowed = scripted_model.chat_requests()[-1].body["messages"][0]["content"]
+    assert "from these hosts only: https://tile.openstreetmap.org;" in allowed
+
+
 def test_several_tool_calls_in_one_reply_run_in_order(scripted_model: ScriptedModel) -> None:
     scripted_model.play(
         [

@@ -30,8 +30,8 @@ STOPS_JSON = r"""[
 """
 
 MAKE_MAP = r'''# One self-contained HTML page: a 3-day Tokyo food tour on a Leaflet map.
-# Leaflet is inlined by `python -m offline_map` (the copy vendored in this sandbox),
-# so the page works with no network. A street map can be switched on when online.
+# Leaflet is inlined by `python -m offline_map` (the copy vendored in this sandbox), which
+# also draws the world base map under the map (land, sea, borders), so it works with no network.
 import json
 import subprocess
 
@@ -66,8 +66,6 @@ page = """<!doctype html>
 const STOPS = __STOPS__;
 const DAYS = __DAYS__;
 const map = L.map("map", {zoomControl: true});
-const street = L.tileLayer("https://{s}.tile.openstreetmap.org/{z}/{x}/{y}.png",
-  {maxZoom: 18, attribution: "&copy; OpenStreetMap contributors"});
 const overlays = {}, markers = [];
 for (const [day, [title, color]] of Object.entries(DAYS)) {
   const group = L.layerGroup().addTo(map);
@@ -90,15 +88,15 @@ for (const [day, [title, color]] of Object.entries(DAYS)) {
   document.getElementById("list").appendChild(section);
   overlays[title] = group;
 }
-L.control.layers({"Plain (offline)": L.layerGroup().addTo(map), "Street map (needs internet)": street},
-                 overlays, {collapsed: false}).addTo(map);
+L.control.layers(null, overlays, {collapsed: false}).addTo(map);
 map.fitBounds(L.featureGroup(markers).getBounds().pad(0.1));
 </script></body></html>
 """
 page = page.replace("__STOPS__", json.dumps(stops, ensure_ascii=False))
 page = page.replace("__DAYS__", json.dumps({str(k): v for k, v in DAYS.items()}))
 open("/testbed/work/map_template.html", "w").write(page)
-subprocess.run(["python3", "-m", "offline_map", "/testbed/work/map_template.html",
+# A city's coastline needs Natural Earth's finest detail (1:10m).
+subprocess.run(["python3", "-m", "offline_map", "--base-map", "10m", "/testbed/work/map_template.html",
                 "-o", "/testbed/output/tokyo-food-map.html"], check=True)
 print(f"wrote /testbed/output/tokyo-food-map.html with {len(stops)} stops over {len(DAYS)} days")
 '''
@@ -131,14 +129,14 @@ TRAJECTORY = {
                 {
                     "name": "execute_bash",
                     "arguments": {
-                        "command": 'ls -la /testbed/input; echo "LEAFLET_DIR=$LEAFLET_DIR"; ls $LEAFLET_DIR; python3 -m offline_map --help | head -n 3'
+                        "command": 'ls -la /testbed/input; echo "LEAFLET_DIR=$LEAFLET_DIR BASEMAP_DIR=$BASEMAP_DIR"; ls $LEAFLET_DIR $BASEMAP_DIR; python3 -m offline_map --help | head -n 3'
                     },
                 }
             ],
         },
         {
             "text": (
-                "Leaflet is vendored and `offline_map` inlines it into a page. I'll plan twelve stops, four per day, "
+                "Leaflet and a world base map are vendored, and `offline_map` inlines both into a page. I'll plan twelve stops, four per day, "
                 "grouped by neighbourhood so each day's route is walkable or a short train ride."
             ),
             "calls": [
@@ -151,7 +149,7 @@ TRAJECTORY = {
         {
             "text": (
                 "Now the page: a sidebar itinerary, numbered markers coloured by day with popups (time, food, tip), "
-                "a dashed route per day, and layer toggles. Tiles are optional, so nothing external is needed."
+                "a dashed route per day, and layer toggles. No tiles: offline_map draws land and sea under it, so nothing external is needed."
             ),
             "calls": [
                 {
@@ -191,7 +189,7 @@ TRAJECTORY = {
                         "summary": (
                             "tokyo-food-map.html: one self-contained page (Leaflet inlined, works offline) with 12 "
                             "stops over 3 days: numbered markers with the time, what to eat and a tip, a route per "
-                            "day, a clickable itinerary, and an optional street map when online."
+                            "day, a clickable itinerary, on a base map of land and sea that needs no internet."
                         )
                     },
                 }
@@ -215,7 +213,7 @@ hotelRow.innerHTML = `<span class="time">Base</span>${HOTEL.name}<br><small>${HO
 hotelRow.onclick = () => { map.setView([HOTEL.lat, HOTEL.lon], 15); hotelMarker.openPopup(); };
 document.getElementById("list").prepend(hotelRow);
 """
-    'L.control.layers({"Plain (offline)"'
+    "L.control.layers(null, overlays"
 )
 
 
@@ -271,7 +269,7 @@ FOLLOW_UPS = [
             _edit(
                 "Then the marker with a popup, its own layer in the layer switcher, a row at the top of the "
                 "itinerary, and it counts when the map fits its view.",
-                'L.control.layers({"Plain (offline)"',
+                "L.control.layers(null, overlays",
                 HOTEL_LAYER,
             ),
             {

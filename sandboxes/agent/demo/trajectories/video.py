@@ -92,6 +92,18 @@ encoder.stdin.close()
 if encoder.wait() != 0:
     raise SystemExit("ffmpeg failed")
 print(f"wrote {OUT}: {total_frames} frames at {FPS} fps = {total_frames / FPS:.1f} s")
+
+# For people who cannot see or hear it: captions (WebVTT) and a description beside the video.
+cues = ["WEBVTT", ""]
+for second in range(COUNT_FROM):
+    cues += [f"00:{second:02d}.000 --> 00:{second + 1:02d}.000", str(COUNT_FROM - second), ""]
+end = COUNT_FROM + GREETING_SECONDS
+cues += [f"00:{COUNT_FROM:02d}.000 --> 00:{end:02d}.000", f"Happy Birthday, {NAME}!", ""]
+with open(OUT + ".vtt", "w") as captions:
+    captions.write("\n".join(cues))
+with open(OUT + ".alt.txt", "w") as description:
+    description.write(f"A countdown from {COUNT_FROM} to 1 in big white numbers on changing colour gradients, "
+                      f"then confetti falls around 'Happy Birthday, {NAME}!'.")
 """
 
 TRAJECTORY = {
