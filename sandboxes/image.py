@@ -8,18 +8,20 @@ Python packages are always downloaded on the host as wheels into a cache
 directory and installed with `pip install --no-index`, so the build itself
 needs no package index (and works where TLS inside containers does not); the
 npm packages whose files the image ships (npm-assets.txt: the offline base
-map) are fetched on the host the same way, with `npm pack`.
+map) are fetched on the host the same way, from the npm registry, each checked
+against the integrity pinned for it.
 The deployment's images are built with the same parts (config/platform_image.py).
 """
 
 from __future__ import annotations
 
+import base64
 import hashlib
-import json
 import shutil
 import subprocess
 import sys
 import tarfile
+import urllib.request
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,6 +32,7 @@ from django.conf import settings
 
 SANDBOX_SOURCE_DIR = Path(settings.BASE_DIR) / "platform" / "sandbox"
 OFFLINE_MAP_MODULE = Path(__file__).resolve().parent / "image_assets" / "offline_map.py"
+NPM_TARBALL_MAX_BYTES = 64 << 20  # the base map's tarballs are a few MB
 # Bump when the debootstrap recipe changes, so cached bases are rebuilt.
 OFFLINE_BASE_RECIPE = "debootstrap --variant=minbase bookworm v1"
 
@@ -129,26 +132,39 @@ def npm_asset_pins(spec: Path) -> list[tuple[str, str]]:
     return pins
 
 
+def npm_tarball_url(package: str) -> str:
+    """Where the registry keeps an unscoped package's tarball (what `npm pack` downloads)."""
+    name, version = package.rsplit("@", 1)
+    return f"{settings.SANDBOX_NPM_REGISTRY.rstrip('/')}/{name}/-/{name}-{version}.tgz"
+
+
+def integrity_of(data: bytes) -> str:
+    """The Subresource Integrity string the npm registry publishes for a tarball."""
+    return "sha512-" + base64.b64encode(hashlib.sha512(data).digest()).decode()
+
+
 def _ensure_npm_assets(cache: Path, log: Log) -> Path:
-    """The pinned npm tarballs, fetched with `npm pack` and checked against their pinned integrity."""
+    """The pinned npm tarballs, downloaded from the registry and refused unless each matches its pinned
+    integrity: the build host needs no npm, and what the image ships is exactly what was pinned."""
     spec = SANDBOX_SOURCE_DIR / "npm-assets.txt"
     tarballs = cache / "npm" / _lines_hash(spec)
     if (tarballs / ".complete").exists():
         return tarballs
     shutil.rmtree(tarballs, ignore_errors=True)
     tarballs.mkdir(parents=True)
-    if shutil.which("npm") is None:
-        raise ImageBuildError("npm is not installed (apt-get install npm): the image's base map comes from npm.")
-    pins = npm_asset_pins(spec)
-    argv = ["npm", "pack", "--json", "--pack-destination", str(tarballs), *(package for package, _ in pins)]
-    log(f"$ {' '.join(argv)}")
-    proc = subprocess.run(argv, capture_output=True, text=True, check=False, cwd=tarballs)
-    if proc.returncode != 0:
-        raise ImageBuildError(f"npm pack failed (exit {proc.returncode}):\n{(proc.stdout + proc.stderr)[-3000:]}")
-    packed = {f"{item['name']}@{item['version']}": item["integrity"] for item in json.loads(proc.stdout)}
-    for package, integrity in pins:
-        if packed.get(package) != integrity:
-            raise ImageBuildError(f"npm pack: {package} has integrity {packed.get(package)}, pinned {integrity}")
+    for package, integrity in npm_asset_pins(spec):
+        url = npm_tarball_url(package)
+        log(f"Fetching {url}")
+        try:
+            with urllib.request.urlopen(url, timeout=60) as response:  # noqa: S310 - the configured registry
+                data = response.read(NPM_TARBALL_MAX_BYTES + 1)
+        except OSError as error:
+            raise ImageBuildError(f"Could not fetch {package} from {url}: {error}") from error
+        if len(data) > NPM_TARBALL_MAX_BYTES:
+            raise ImageBuildError(f"{package}: the tarball at {url} is larger than {NPM_TARBALL_MAX_BYTES} bytes")
+        if integrity_of(data) != integrity:
+            raise ImageBuildError(f"{package}: the tarball has integrity {integrity_of(data)}, pinned {integrity}")
+        (tarballs / url.rsplit("/", 1)[1]).write_bytes(data)
     (tarballs / ".complete").touch()
     return tarballs
 

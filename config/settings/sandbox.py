@@ -16,6 +16,8 @@ SANDBOX_IMAGE = env.str("SANDBOX_IMAGE", default="")
 SANDBOX_IMAGE_REPOSITORY = env.str("SANDBOX_IMAGE_REPOSITORY", default="atelier-sandbox")
 SANDBOX_BASE_IMAGE = env.str("SANDBOX_BASE_IMAGE", default="python:3.11-slim-bookworm")
 SANDBOX_DEBIAN_MIRROR = env.str("SANDBOX_DEBIAN_MIRROR", default="http://deb.debian.org/debian")
+# Where the image build fetches the npm tarballs it ships (platform/sandbox/npm-assets.txt), integrity-checked.
+SANDBOX_NPM_REGISTRY = env.str("SANDBOX_NPM_REGISTRY", default="https://registry.npmjs.org")
 SANDBOX_BUILD_CACHE_DIR = env.path("SANDBOX_BUILD_CACHE_DIR", default=BASE_DIR / ".cache" / "sandbox-image")
 SANDBOX_MEMORY = env.str("SANDBOX_MEMORY", default="2g")
 SANDBOX_CPUS = env.float("SANDBOX_CPUS", default=1.0, validate=Range(min=0.1))
