@@ -148,6 +148,9 @@ class Run(models.Model):
     started_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
+    # Started by a schedule (creations.schedules) in its setter's name: the schedule tells of its
+    # success itself, and only when its files changed, so it is never told as a run that finished.
+    scheduled = models.BooleanField(default=False)
     cancel_requested_at = models.DateTimeField(null=True, blank=True)
     cancelled_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"

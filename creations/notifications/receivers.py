@@ -1,6 +1,7 @@
 """Who hears of what: the signals of runs, comments and invitations turned into notifications.
 
-A run's news goes to whoever started it and to the creation's followers; a comment's to the
+A run's news goes to whoever started it and to the creation's followers (a scheduled run's
+success is its schedule's to tell: creations.schedules.announcements); a comment's to the
 creation's author, whoever started the version it is about, and the followers; a mention to
 the person mentioned (instead of the comment's news). Nobody hears of what they did themselves,
 and only people who still see the creation hear of it. Each signal is sent inside the
@@ -85,6 +86,9 @@ def _run_ended(sender: Any, *, run_id: int, status: str, reason: str, **kwargs: 
     run = _run_with_creation(run_id)
     creation = run.creation
     succeeded = status == RunStatus.SUCCEEDED
+    if succeeded and run.scheduled:
+        # Its schedule tells of it, and only when its files changed: an identical refresh is not news.
+        return
     what = "finished" if succeeded else f"ended: {RunStatus(status).label.lower()}"
     event = Event(
         kind=Kind.RUN_SUCCEEDED if succeeded else Kind.RUN_FAILED,

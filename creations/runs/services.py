@@ -98,8 +98,12 @@ def _check_room(workspace: Workspace, *, adding_bytes: int = 0) -> None:
 # --- services ----------------------------------------------------------------
 
 
-def _queue_new_run(creation: Creation, *, started_by: User, parent: Run | None = None, instruction: str = "") -> Run:
-    run = run_create_queued(creation=creation, started_by=started_by, parent=parent, instruction=instruction)
+def _queue_new_run(
+    creation: Creation, *, started_by: User, parent: Run | None = None, instruction: str = "", scheduled: bool = False
+) -> Run:
+    run = run_create_queued(
+        creation=creation, started_by=started_by, parent=parent, instruction=instruction, scheduled=scheduled
+    )
     run_note_waiting(run_id=run.pk)
     # The run is stored whatever the broker says: with Redis away, the person still gets their
     # run (not an error page), and the reaper wakes a worker for it once Redis is back.
@@ -201,10 +205,11 @@ def _clean_instruction(instruction: str) -> str:
     return instruction
 
 
-def run_refine(*, run: Run, user: User, instruction: str) -> Run:
+def run_refine(*, run: Run, user: User, instruction: str, scheduled: bool = False) -> Run:
     """The next version of `run`'s creation, continuing from `run`: its sandbox starts with
     `run`'s /testbed, and the agent gets the conversation so far and `instruction`.
-    Refining a version that is not the latest branches from it."""
+    Refining a version that is not the latest branches from it. `scheduled`: a schedule refines
+    it in `user`'s name (the run says so; the checks are theirs all the same)."""
     creation = run.creation
     if not can_view_creation(creation=creation, user=user):
         raise PermissionDenied("You cannot see this creation.")
@@ -218,7 +223,7 @@ def run_refine(*, run: Run, user: User, instruction: str) -> Run:
     _clean_endpoint(creation.workspace, creation.model_endpoint)
     with transaction.atomic():
         _check_room(creation.workspace)
-        return _queue_new_run(creation, started_by=user, parent=run, instruction=instruction)
+        return _queue_new_run(creation, started_by=user, parent=run, instruction=instruction, scheduled=scheduled)
 
 
 def _check_demo_can_follow(run: Run, instruction: str) -> None:

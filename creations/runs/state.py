@@ -41,13 +41,16 @@ STATUS_EVENT = "status"
 
 
 def run_create_queued(
-    *, creation: Creation, started_by: User, parent: Run | None = None, instruction: str = ""
+    *, creation: Creation, started_by: User, parent: Run | None = None, instruction: str = "", scheduled: bool = False
 ) -> Run:
     """The next version of `creation`, queued, asked for by `started_by` (the caller wakes a
-    worker on commit); a refine names the version it continues from and what should change.
+    worker on commit); a refine names the version it continues from and what should change,
+    and `scheduled` says a schedule asked for it in `started_by`'s name.
     Call it inside a transaction: the creation's row lock numbers versions one at a time."""
     Creation.objects.select_for_update().filter(pk=creation.pk).values_list("pk", flat=True).first()
-    return Run.objects.create(creation=creation, started_by=started_by, parent=parent, instruction=instruction)
+    return Run.objects.create(
+        creation=creation, started_by=started_by, parent=parent, instruction=instruction, scheduled=scheduled
+    )
 
 
 def run_mark_starting(*, run_id: int, worker: str, host: str = "") -> bool:

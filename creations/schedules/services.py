@@ -136,7 +136,7 @@ def schedule_refresh(*, schedule: Schedule, now: datetime) -> Run | None:
     try:
         if setter is None or not setter.is_active:
             raise PermissionDenied("the account that set it is gone")
-        run = run_refine(run=latest, user=setter, instruction=schedule.instruction)
+        run = run_refine(run=latest, user=setter, instruction=schedule.instruction, scheduled=True)
     except PermissionDenied:
         who = setter.get_username() if setter else "Whoever set it"
         schedule_pause(
