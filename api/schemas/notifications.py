@@ -9,7 +9,18 @@ from pydantic import ConfigDict, StrictBool
 from creations.notifications.emails import absolute_url
 from creations.notifications.models import Kind, Notification
 
-KindName = Literal["run_succeeded", "run_failed", "run_waiting", "comment", "mention", "invitation"]
+# Kind's values, spelled out for the type checker (the API's settings answer names every kind:
+# tests/creations/schedules/test_announcements.py).
+KindName = Literal[
+    "run_succeeded",
+    "run_failed",
+    "run_waiting",
+    "comment",
+    "mention",
+    "invitation",
+    "schedule_refreshed",
+    "schedule_paused",
+]
 
 
 class NotificationOut(Schema):

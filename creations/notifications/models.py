@@ -14,6 +14,8 @@ class Kind(models.TextChoices):
     COMMENT = "comment", "A comment on your work, or on work you follow"
     MENTION = "mention", "Someone mentions you in a comment"
     INVITATION = "invitation", "You are invited to a workspace"
+    SCHEDULE_REFRESHED = "schedule_refreshed", "A scheduled refresh made a new version"
+    SCHEDULE_PAUSED = "schedule_paused", "A schedule you set paused itself"
 
 
 # Kinds mailed by the invitation itself (workspaces.invitations), to the address it names: the

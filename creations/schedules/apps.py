@@ -7,4 +7,6 @@ class SchedulesConfig(AppConfig):
     verbose_name = "Schedules"
 
     def ready(self) -> None:
-        from creations.schedules import receivers  # noqa: F401 - connects them
+        from creations.schedules import announcements, receivers  # noqa: F401 - receivers connects itself
+
+        announcements.connect()

@@ -4,7 +4,7 @@ budget pauses the schedule with its reason on the creation page, and what may be
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, time, timedelta
+from datetime import time, timedelta
 from typing import Any
 
 import pytest
@@ -14,30 +14,14 @@ from django.urls import reverse
 
 from creations.models import Creation, Run, RunStatus
 from creations.runs.services import creation_submit
-from creations.runs.state import run_finish
 from creations.schedules.models import Schedule, ScheduledRefresh
-from creations.schedules.services import schedule_clear, schedule_set, schedules_refresh_due
+from creations.schedules.services import schedule_clear, schedule_set
 from creations.schedules.signals import schedule_paused, schedule_refreshed
-from tests.support.artifacts import Output, add_artifact
+from tests.creations.schedules.steps import INSTRUCTION, MONDAY, ended, tick
 from tests.support.fixtures.accounts import PASSWORD, Team
-from workspaces.models import ModelEndpoint, Workspace
+from workspaces.models import Workspace
 
 pytestmark = pytest.mark.django_db
-
-MONDAY = datetime(2026, 1, 5, 5, 0, tzinfo=UTC)
-INSTRUCTION = "update the figures with this week's data"
-
-
-@pytest.fixture(autouse=True)
-def _no_broker(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("creations.runs.queue.send_wake_up", lambda *args, **kwargs: None)
-
-
-@pytest.fixture
-def endpoint(team: Team) -> ModelEndpoint:
-    return ModelEndpoint.objects.create(
-        workspace=team.workspace, name="team model", base_url="http://127.0.0.1:9/v1", model="m"
-    )
 
 
 @pytest.fixture
@@ -58,46 +42,21 @@ def heard() -> Any:
     schedule_paused.disconnect(dispatch_uid="test-paused")
 
 
-def _ended(run: Run, files: dict[str, bytes], status: RunStatus = RunStatus.SUCCEEDED) -> Run:
-    """`run` ended by its worker with these files in its output."""
-    Run.objects.filter(pk=run.pk).update(status=RunStatus.RUNNING)
-    for path, data in files.items():
-        add_artifact(run, Output(path, data))
-    assert run_finish(run_id=run.pk, status=status, reason="ended")
-    run.refresh_from_db()
-    return run
-
-
-@pytest.fixture
-def creation(team: Team, endpoint: ModelEndpoint, django_capture_on_commit_callbacks: Any) -> Creation:
-    with django_capture_on_commit_callbacks(execute=True):
-        v1 = creation_submit(
-            workspace=team.workspace, author=team.member, brief="a weekly report", model_endpoint=endpoint
-        )
-        _ended(v1, {"report.md": b"# Week 1\n"})
-    return v1.creation
-
-
-def _tick(now: datetime, capture: Any) -> list[Run]:
-    with capture(execute=True):
-        return schedules_refresh_due(now=now)
-
-
 def test_three_ticks_make_three_versions_and_the_identical_one_is_not_announced(
     team: Team, creation: Creation, heard: Any, django_capture_on_commit_callbacks: Any
 ) -> None:
     schedule_set(
         creation=creation, user=team.member, cadence="daily", at=time(6, 0), instruction=INSTRUCTION, now=MONDAY
     )
-    assert _tick(MONDAY + timedelta(minutes=30), django_capture_on_commit_callbacks) == []  # not due before 06:00
+    assert tick(MONDAY + timedelta(minutes=30), django_capture_on_commit_callbacks) == []  # not due before 06:00
 
     made = []
     outputs = [{"report.md": b"# Week 2\n"}, {"report.md": b"# Week 2\n"}, {"report.md": b"# Week 3\n"}]
     for day, files in enumerate(outputs, start=1):
-        (run,) = _tick(MONDAY + timedelta(days=day, hours=1), django_capture_on_commit_callbacks)
+        (run,) = tick(MONDAY + timedelta(days=day, hours=1), django_capture_on_commit_callbacks)
         assert (run.instruction, run.started_by) == (INSTRUCTION, team.member)
         with django_capture_on_commit_callbacks(execute=True):
-            made.append(_ended(run, files))
+            made.append(ended(run, files))
         creation.refresh_from_db()
         if day == 2:  # identical to v2: kept, but the creation goes on showing v2
             assert creation.shown_run == made[0]
@@ -126,13 +85,13 @@ def test_a_used_up_budget_pauses_the_schedule_with_its_reason_on_the_creation_pa
     )
     Workspace.objects.filter(pk=team.workspace.pk).update(quota_month_tokens=0)
 
-    assert _tick(MONDAY + timedelta(hours=2), django_capture_on_commit_callbacks) == []
+    assert tick(MONDAY + timedelta(hours=2), django_capture_on_commit_callbacks) == []
     schedule = Schedule.objects.get()
     assert schedule.is_paused
     assert "used its 0 model tokens" in schedule.paused_reason
     assert heard["paused"] == [schedule.paused_reason]
     assert Run.objects.filter(creation=creation).count() == 1
-    assert _tick(MONDAY + timedelta(days=7, hours=2), django_capture_on_commit_callbacks) == []  # stays paused
+    assert tick(MONDAY + timedelta(days=7, hours=2), django_capture_on_commit_callbacks) == []  # stays paused
 
     browser = Client()
     browser.login(username=team.member.username, password=PASSWORD)
@@ -151,7 +110,7 @@ def test_a_used_up_budget_pauses_the_schedule_with_its_reason_on_the_creation_pa
         now=MONDAY + timedelta(days=8),
     )
     assert (
-        len(_tick(MONDAY + timedelta(days=14, hours=2), django_capture_on_commit_callbacks)) == 1
+        len(tick(MONDAY + timedelta(days=14, hours=2), django_capture_on_commit_callbacks)) == 1
     )  # set again: resumed
 
 
@@ -161,9 +120,9 @@ def test_a_refresh_stopped_by_the_budget_pauses_the_schedule(
     schedule_set(
         creation=creation, user=team.member, cadence="daily", at=time(6, 0), instruction=INSTRUCTION, now=MONDAY
     )
-    (run,) = _tick(MONDAY + timedelta(hours=2), django_capture_on_commit_callbacks)
+    (run,) = tick(MONDAY + timedelta(hours=2), django_capture_on_commit_callbacks)
     with django_capture_on_commit_callbacks(execute=True):
-        _ended(run, {}, status=RunStatus.QUOTA_EXCEEDED)
+        ended(run, {}, status=RunStatus.QUOTA_EXCEEDED)
     schedule = Schedule.objects.get()
     assert (schedule.is_paused, schedule.paused_reason) == (True, "ended")
     assert heard == {"refreshed": [], "paused": ["ended"]}
