@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('creations', '0015_merge_0014_creation_view_count_0014_run_workspace'),
+        ('creations', '0016_merge_artifact_pages_view_counts_run_workspace'),
     ]
 
     operations = [
