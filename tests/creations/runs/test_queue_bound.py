@@ -161,7 +161,7 @@ def test_a_submission_costs_the_same_queries_with_thousands_queued(
 
     many = submission_queries(team)
 
-    assert len(few) == len(many) == 27  # 7 of them tell its starter it waits (creations.notifications)
+    assert len(few) == len(many) == 29  # 9 of them tell its starter it waits (creations.notifications)
 
 
 @pytest.mark.django_db
