@@ -10,6 +10,7 @@ UsageRecordFactory(workspace=ws, person=user, prompt_tokens=900, recorded_at=whe
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
@@ -33,9 +34,17 @@ from tests.support.fixtures.accounts import PASSWORD, Team
 from workspaces.models import Membership, ModelEndpoint, Role, Workspace
 
 
+@dataclass(frozen=True)
+class _AfterSave:
+    """A time `seconds` after the row's own creation time, which is taken when it is saved."""
+
+    seconds: float
+
+
 def _soon(seconds: float) -> Any:
-    # A run's row is created when saved, after the factory picks its times: start it just after.
-    return factory.LazyFunction(lambda: timezone.now() + timedelta(seconds=seconds))
+    # Resolved in RunFactory._create, just before the save: the related rows the factory makes first can
+    # take seconds on a loaded machine, and a time picked before them could precede the run's created_at.
+    return _AfterSave(seconds)
 
 
 class UserFactory(DjangoModelFactory[User]):
@@ -117,6 +126,14 @@ class RunFactory(DjangoModelFactory[Run]):
     creation = factory.SubFactory(CreationFactory)
     started_by = factory.SelfAttribute("creation.author")
     status = RunStatus.QUEUED
+
+    @classmethod
+    def _create(cls, model_class: type[Run], *args: Any, **kwargs: Any) -> Run:
+        now = timezone.now()
+        for name, value in kwargs.items():
+            if isinstance(value, _AfterSave):
+                kwargs[name] = now + timedelta(seconds=value.seconds)
+        return super()._create(model_class, *args, **kwargs)
 
 
 class RunEventFactory(DjangoModelFactory[RunEvent]):
