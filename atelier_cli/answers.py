@@ -58,6 +58,7 @@ class Run(Answer):
     reason: str
     is_final: bool
     model: str
+    started_by: str | None = None  # older servers do not say
     created_at: AwareDatetime
     web_url: str
 

@@ -28,7 +28,7 @@ from workspaces.rate_limits import over_limit, submission_limit
 router = Router(tags=["runs"])
 workspace_router = Router(tags=["runs"])
 
-RUN_QUERYSET = Run.objects.select_related("creation__workspace", "creation__model_endpoint")
+RUN_QUERYSET = Run.objects.select_related("creation__workspace", "creation__model_endpoint", "started_by")
 
 
 def count_submission(request: HttpRequest) -> None:

@@ -67,6 +67,7 @@ class RunOut(Schema):
     is_final: bool
     model: str
     model_endpoint_id: int | None
+    started_by: str | None = Field(description="The username of whoever asked for this run; null once they are gone")
     created_at: datetime
     started_at: datetime | None
     finished_at: datetime | None
@@ -80,6 +81,10 @@ class RunOut(Schema):
     events_url: str
     stream_url: str
     artifacts_url: str
+
+    @staticmethod
+    def resolve_started_by(run: Run) -> str | None:
+        return run.started_by.get_username() if run.started_by_id is not None and run.started_by else None
 
     @staticmethod
     def resolve_workspace(run: Run) -> str:

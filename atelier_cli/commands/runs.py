@@ -16,7 +16,7 @@ from atelier_cli.terminal import one_line, printable
 
 HELP = "List recent runs, newest first."
 PAGE_SIZE_MAX = 100
-COLUMNS = ("ID", "STATUS", "WORKSPACE", "CREATED", "MODEL", "TITLE")
+COLUMNS = ("ID", "STATUS", "WORKSPACE", "CREATED", "BY", "MODEL", "TITLE")
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -62,7 +62,15 @@ def runs_table(runs: list[Run], *, width: int) -> str:
     rows = [
         [
             printable(cell)
-            for cell in (str(r.id), r.status, r.workspace, when(r.created_at), r.model, r.title or r.brief)
+            for cell in (
+                str(r.id),
+                r.status,
+                r.workspace,
+                when(r.created_at),
+                r.started_by or "—",
+                r.model,
+                r.title or r.brief,
+            )
         ]
         for r in runs
     ]

@@ -135,8 +135,9 @@ def test_a_run_made_from_the_terminal_is_followed_live_and_its_files_downloaded(
     listed = atelier(["runs", "--workspace", team.workspace.slug], env)
     assert listed.returncode == 0, listed.stderr
     header, *rows = listed.stdout.splitlines()
-    assert header.split() == ["ID", "STATUS", "WORKSPACE", "CREATED", "MODEL", "TITLE"]
+    assert header.split() == ["ID", "STATUS", "WORKSPACE", "CREATED", "BY", "MODEL", "TITLE"]
     assert [row.split()[:3] for row in rows] == [[str(run.pk), "succeeded", team.workspace.slug]]
+    assert rows[0].split()[5] == run.started_by.get_username()
 
 
 @pytest.mark.docker

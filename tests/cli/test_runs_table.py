@@ -16,6 +16,7 @@ def run(n: int) -> dict:
         workspace="ana",
         created_at="2026-03-01T10:00:00+00:00",
         model="demo",
+        started_by="ana",
         title=f"Poster number {n}",
     )
 
@@ -41,8 +42,9 @@ def test_it_follows_the_cursor_until_it_has_enough() -> None:
 def test_the_table_has_a_row_per_run_with_titles_cut_to_fit() -> None:
     long_title = {**run(12), "title": "A very long title " * 10}
     lines = runs_table([RUN.validate_python(run(5)), RUN.validate_python(long_title)], width=80).splitlines()
-    assert lines[0].split() == ["ID", "STATUS", "WORKSPACE", "CREATED", "MODEL", "TITLE"]
+    assert lines[0].split() == ["ID", "STATUS", "WORKSPACE", "CREATED", "BY", "MODEL", "TITLE"]
     assert lines[1].startswith("5   succeeded  ana ")
+    assert lines[1].split()[5] == "ana"  # who asked for it
     assert lines[1].endswith("demo   Poster number 5")
     assert len(lines[2]) == 80
     assert lines[2].endswith("…")
