@@ -8,7 +8,7 @@ from django.contrib.auth.models import AnonymousUser, User
 from django.core.paginator import Page, Paginator
 
 from creations.access import visible_to_member
-from creations.models import ACTIVE_STATUSES, Artifact, Creation, Run, UsageRecord
+from creations.models import ACTIVE_STATUSES, Creation, Run, UsageRecord
 from creations.usage.selectors import workspace_month_usage
 from workspaces.models import Workspace
 
