@@ -21,7 +21,7 @@ from django.contrib.auth.models import User
 from django.core.management import call_command
 from django.db import connections
 from django.test import override_settings
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Browser, Page, Response, expect
 
 from creations.models import RunStatus
 from creations.runs.state import run_finish
@@ -216,6 +216,7 @@ def look(
 ) -> Seen:
     """The page at `path` (or what posting `refused`'s form there answers; `then` done on it), as it shows."""
     url = path if path.startswith("http") else web.platform + path
+    response: Response | None
     if refused is not None and refused.form_fields:
         with page.expect_navigation() as navigation:
             page.evaluate(POST_A_FORM, {"action": url, "fields": refused.form_fields})
@@ -225,7 +226,11 @@ def look(
     if then is not None:
         then(page)
     overflow = int(page.evaluate("document.documentElement.scrollWidth - window.innerWidth"))
-    seen = Seen(status=response.status if response else 0, overflow=overflow, wider=page.evaluate(WIDER_THAN_SCREEN) if overflow > 0 else [])
+    seen = Seen(
+        status=response.status if response else 0,
+        overflow=overflow,
+        wider=page.evaluate(WIDER_THAN_SCREEN) if overflow > 0 else [],
+    )
     seen.headings = [h.strip() for h in page.locator("h1").all_inner_texts()]
     if axe is not None:
         results = axe.run(page, options=AXE_OPTIONS).response

@@ -17,9 +17,9 @@ from django.contrib.auth.models import User
 from django.utils import timezone
 
 from api.tokens import token_create
+from creations.comments.services import comment_create
 from creations.compare import store
 from creations.compare.results import Detail, LineDiff, PixelDiff
-from creations.comments.services import comment_create
 from creations.compare.selectors import comparison_files
 from creations.events.store import store_events
 from creations.models import Artifact, Creation, Run, RunStatus, Visibility
