@@ -38,6 +38,18 @@ def cron_line(cadence: str, *, cron: str = "", at: time | None = None, weekday: 
     raise ValidationError({"cadence": "Choose daily, weekly or a cron line."})
 
 
+def cadence_fields(cadence: str, line: str) -> dict[str, object]:
+    """The form's fields for a daily or weekly schedule's cron line (as `cron_line` wrote it), so
+    setting it again keeps its time and day; a cron line's cadence gives the line itself."""
+    fields: dict[str, object] = {"cadence": cadence, "cron": line}
+    minute, hour, _day, _month, day_of_week = (line.split(" ") + [""] * 5)[:5]
+    if cadence in (Cadence.DAILY, Cadence.WEEKLY) and minute.isdigit() and hour.isdigit():
+        fields["at"] = time(int(hour), int(minute)).strftime("%H:%M")
+        if cadence == Cadence.WEEKLY and day_of_week.isdigit():
+            fields["weekday"] = (int(day_of_week) - 1) % 7  # cron counts from Sunday (0), the form from Monday
+    return fields
+
+
 def clean_cron(raw: str) -> str:
     line = " ".join((raw or "").split())
     if not line:

@@ -14,6 +14,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from creations.access import creation_for_viewer_or_404
 from creations.models import Creation
+from creations.schedules.cadence import cadence_fields
 from creations.schedules.forms import ScheduleForm
 from creations.schedules.models import Schedule
 from creations.schedules.services import schedule_clear, schedule_set
@@ -37,7 +38,7 @@ def creation_schedule(request: HttpRequest, pk: int) -> HttpResponse:
     schedule = Schedule.objects.filter(creation=creation).select_related("set_by").first()
     allowed = viewing.is_member and may_schedule_refreshes(viewing.membership)
     initial = (
-        {"cadence": schedule.cadence, "cron": schedule.cron, "instruction": schedule.instruction}
+        {**cadence_fields(schedule.cadence, schedule.cron), "instruction": schedule.instruction}
         if schedule
         else {"cadence": "weekly", "weekday": 0, "at": "06:00"}
     )

@@ -10,7 +10,7 @@ compare view, seeing where focus goes and that it shows; and the live run says i
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
@@ -21,12 +21,20 @@ from django.contrib.auth.models import User
 from django.core.management import call_command
 from django.db import connections
 from django.test import override_settings
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Browser, Page, Response, expect
 
 from creations.models import RunStatus
 from creations.runs.state import run_finish
 from devstack.stack import AtelierServer
-from tests.support.every_page import FORBIDDEN_PAGES, SIGNED_OUT_PAGES, EveryPage, build_every_page, pages
+from tests.support.every_page import (
+    FORBIDDEN_PAGES,
+    SIGNED_OUT_PAGES,
+    EveryPage,
+    Refused,
+    build_every_page,
+    pages,
+    refused_requests,
+)
 from tests.support.fixtures.accounts import PASSWORD
 from tests.support.fixtures.browser import Web
 
@@ -78,11 +86,26 @@ ALL_PICTURES_LOADED = """async () => {
   await Promise.all(images.map((img) => img.complete ? null : new Promise((ok) => { img.onload = img.onerror = ok; })));
 }"""
 
+# A form with this many fields, posted from the page that is open (as a person's browser would post it).
+POST_A_FORM = """({action, fields}) => {
+  const form = document.createElement("form");
+  form.method = "post";
+  form.action = action;
+  for (let i = 0; i < fields; i++) {
+    const input = document.createElement("input");
+    Object.assign(input, {type: "hidden", name: `field${i}`, value: "x"});
+    form.append(input);
+  }
+  document.body.append(form);
+  form.submit();
+}"""
+
 
 @dataclass
 class Seen:
     """What one page showed at one width."""
 
+    status: int  # the HTTP status it came with
     overflow: int  # how many pixels wider than the screen the page is (0: no sideways scroll)
     wider: list[str]  # what sticks out, when it does
     headings: list[str] = field(default_factory=list)  # its <h1>s
@@ -139,6 +162,11 @@ def seen(phones: dict[int, Web], world: EveryPage, django_db_blocker: Any) -> di
         page = web.page()
         for name, path in pages(world).items():
             found[name, width] = look(web, page, name, path, checked)
+        found["creation-renaming", width] = look(
+            web, page, "creation-renaming", world.creation.get_absolute_url(), checked, then=open_rename
+        )
+        for name, refused in refused_requests(world).items():
+            found[name, width] = look(web, page, name, refused.path, checked, refused=refused)
         with signed_in_as(web, None, django_db_blocker):
             signed_out = {**SIGNED_OUT_PAGES, "shared-page": f"{web.artifacts}/s/{world.share_token}/"}
             for name, path in signed_out.items():
@@ -171,10 +199,38 @@ def signed_in_as(web: Web, user: User | None, django_db_blocker: Any) -> Iterato
         web.context.add_cookies(before)  # type: ignore[arg-type]  # the cookies it gave, as it takes them
 
 
-def look(web: Web, page: Page, name: str, path: str, axe: Axe | None) -> Seen:
-    page.goto(path if path.startswith("http") else web.platform + path)
+def open_rename(page: Page) -> None:
+    page.locator("[data-role=rename] summary").click()
+    expect(page.get_by_label("New title")).to_be_visible()
+
+
+def look(
+    web: Web,
+    page: Page,
+    name: str,
+    path: str,
+    axe: Axe | None,
+    *,
+    refused: Refused | None = None,
+    then: Callable[[Page], None] | None = None,
+) -> Seen:
+    """The page at `path` (or what posting `refused`'s form there answers; `then` done on it), as it shows."""
+    url = path if path.startswith("http") else web.platform + path
+    response: Response | None
+    if refused is not None and refused.form_fields:
+        with page.expect_navigation() as navigation:
+            page.evaluate(POST_A_FORM, {"action": url, "fields": refused.form_fields})
+        response = navigation.value
+    else:
+        response = page.goto(url)
+    if then is not None:
+        then(page)
     overflow = int(page.evaluate("document.documentElement.scrollWidth - window.innerWidth"))
-    seen = Seen(overflow=overflow, wider=page.evaluate(WIDER_THAN_SCREEN) if overflow > 0 else [])
+    seen = Seen(
+        status=response.status if response else 0,
+        overflow=overflow,
+        wider=page.evaluate(WIDER_THAN_SCREEN) if overflow > 0 else [],
+    )
     seen.headings = [h.strip() for h in page.locator("h1").all_inner_texts()]
     if axe is not None:
         results = axe.run(page, options=AXE_OPTIONS).response
@@ -200,6 +256,11 @@ def test_no_page_scrolls_sideways_on_a_phone(seen: dict[tuple[str, int], Seen]) 
 def test_no_page_has_a_serious_accessibility_problem(seen: dict[tuple[str, int], Seen]) -> None:
     found = {name: s.violations for (name, width), s in seen.items() if width == AXE_WIDTH and s.violations}
     assert not found, "axe-core found:\n" + "\n".join(f"{name}: {v}" for name, vs in found.items() for v in vs)
+
+
+def test_refused_requests_get_the_platforms_pages(seen: dict[tuple[str, int], Seen], world: EveryPage) -> None:
+    for name, refused in refused_requests(world).items():
+        assert seen[name, AXE_WIDTH].status == refused.status, f"{name} came back with {seen[name, AXE_WIDTH].status}"
 
 
 def test_every_page_has_one_main_heading(seen: dict[tuple[str, int], Seen]) -> None:
@@ -228,6 +289,17 @@ def test_the_menu_opens_and_closes_by_keyboard(phones: dict[int, Web], world: Ev
     expect(menu).to_have_attribute("aria-expanded", "false")
     expect(menu).to_be_focused()
     expect(members).to_be_hidden()
+    page.close()
+
+
+def test_on_a_phone_the_bell_shows_its_count_with_the_menu_folded(phones: dict[int, Web], world: EveryPage) -> None:
+    web = phones[360]
+    page = web.page()
+    page.goto(f"{web.platform}/w/{world.workspace.slug}/")
+    expect(page.get_by_role("button", name="Menu")).to_have_attribute("aria-expanded", "false")
+    bell = page.get_by_role("link", name="Notifications: 1 unread")
+    expect(bell).to_be_visible()
+    expect(bell.locator("[data-role=bell-count]")).to_have_text("1")
     page.close()
 
 

@@ -1,7 +1,8 @@
 """A team workspace with something on every page a person can open, for the tests that visit all of
 them (tests/browser/test_every_screen.py): a creation in two versions with a kept comparison, a run
 still going, files of several kinds (one with a long name), a model with a long address, members,
-an invitation, a share link, an access token and this month's usage.
+an invitation, a share link, an access token and this month's usage; a comment that mentions its
+owner (so the bell has an unread notification), a webhook with a delivery log and a schedule.
 
 Everything is committed (the stack's processes read it); `pages(world)` lists the addresses.
 """
@@ -9,18 +10,24 @@ Everything is committed (the stack's processes read it); `pages(world)` lists th
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import time, timedelta
 
+from django.conf import settings
 from django.contrib.auth.models import User
 from django.utils import timezone
 
 from api.tokens import token_create
+from creations.comments.services import comment_create
 from creations.compare import store
 from creations.compare.results import Detail, LineDiff, PixelDiff
 from creations.compare.selectors import comparison_files
 from creations.events.store import store_events
 from creations.models import Artifact, Creation, Run, RunStatus, Visibility
+from creations.schedules.cadence import Cadence
+from creations.schedules.services import schedule_set
 from creations.sharing.services import share_link_create
+from creations.webhooks.events import ALL_EVENTS, WebhookEvent
+from creations.webhooks.models import DeliveryStatus, Webhook, WebhookAttempt, WebhookDelivery
 from tests.support.artifacts import Output, add_artifact
 from tests.support.comparisons import poster_png
 from tests.support.factories import ModelEndpointFactory, RunFactory, UsageRecordFactory
@@ -31,6 +38,7 @@ from workspaces.services import membership_add, workspace_create
 
 # A file name with no place to break, as agents name files: it must wrap, not widen the page.
 LONG_NAME = "tokyo-food-stops-with-opening-hours-prices-and-nearest-stations-for-every-ward-2025.csv"
+MODEL = "gpt-4o-mini-2024-07-18-house-finetune"
 LONG_COMMAND = "python3 make_map.py --stops data/" + "x" * 90 + ".csv --out /testbed/output/map.html"
 REPORT = b"# Tokyo food stops\n\nEleven stops, from Tsukiji to Asakusa.\n\n| ward | stops |\n|---|---|\n| Chuo | 4 |\n"
 LONG_CSV = (
@@ -49,6 +57,7 @@ class EveryPage:
     live: Run  # another creation's run, still going
     artifacts: dict[str, Artifact]  # by kind: "image", "markdown", "csv" (the long name), "html"
     share_token: str
+    webhook: Webhook  # with a delivery that failed once, then was delivered
 
 
 def build_every_page() -> EveryPage:
@@ -56,13 +65,14 @@ def build_every_page() -> EveryPage:
     workspace = workspace_create(name="Studio", slug="studio", owner=owner)
     viewer = make_user("vera")
     membership_add(workspace=workspace, user=viewer, role=Role.VIEWER)
-    for username, role in (("bob", Role.MEMBER), ("maximiliana.vandenberghe", Role.ADMIN)):
-        membership_add(workspace=workspace, user=make_user(username), role=role)
-    ModelEndpointFactory.create(
+    bob = make_user("bob")
+    membership_add(workspace=workspace, user=bob, role=Role.MEMBER)
+    membership_add(workspace=workspace, user=make_user("maximiliana.vandenberghe"), role=Role.ADMIN)
+    endpoint = ModelEndpointFactory.create(
         workspace=workspace,
         name="House model on the company gateway",
         base_url="https://llm-gateway.internal.example-company.com/openai/deployments/house-model/v1",
-        model="gpt-4o-mini-2024-07-18-house-finetune",
+        model=MODEL,
     )
     invitation_create(workspace=workspace, actor=owner, role=Role.MEMBER, email="new.colleague@example.com")
 
@@ -73,6 +83,7 @@ def build_every_page() -> EveryPage:
         creation__title="Tokyo food map",
         creation__brief="A map of Tokyo food stops, with a poster and a report.",
         creation__visibility=Visibility.PUBLIC,
+        creation__model_endpoint=endpoint,  # a creation made with a model may be scheduled
     )
     creation = older.creation
     finished = RunFactory.create(creation=creation, finished=True, instruction="Brighten the poster's corner.")
@@ -100,6 +111,21 @@ def build_every_page() -> EveryPage:
         UsageRecordFactory.create(workspace=workspace, person=owner, creation_title=title, prompt_tokens=tokens)
     shared = share_link_create(creation=creation, user=owner, label="for the food club")
     token_create(user=owner, name="laptop", scope="read", expires_in_days=None)
+    # Its owner is mentioned (an unread notification: the bell shows a count), and so is the longest name.
+    comment_create(
+        creation=creation,
+        user=bob,
+        text="@olivia the corner is brighter now; @maximiliana.vandenberghe could you check the report's table?",
+    )
+    schedule_set(
+        creation=creation,
+        user=owner,
+        cadence=Cadence.WEEKLY,
+        instruction="Add the stops that opened this week.",
+        at=time(7, 30),
+        weekday=0,
+    )
+    webhook = _webhook_with_log(workspace, owner)
     artifacts = {a.kind if a.path != LONG_NAME else "csv": a for a in finished.artifacts.all()}
     return EveryPage(
         workspace=workspace,
@@ -110,7 +136,51 @@ def build_every_page() -> EveryPage:
         live=live,
         artifacts=artifacts,
         share_token=shared.token or "",
+        webhook=webhook,
     )
+
+
+def _webhook_with_log(workspace: Workspace, owner: User) -> Webhook:
+    """Made as its service would, without asking DNS for the receiver's address; its log written as
+    the delivery task writes it: one delivery that failed once then got through, one refused."""
+    webhook = Webhook.objects.create(
+        workspace=workspace,
+        created_by=owner,
+        url="https://hooks.example-company.com/atelier/events/receiver-for-the-food-club-workspace-2025",
+        events=list(ALL_EVENTS),
+        description="The food club's board",
+        secret="whsec_every-page",
+    )
+    now = timezone.now()
+    delivered = WebhookDelivery.objects.create(
+        webhook=webhook,
+        event=WebhookEvent.RUN_SUCCEEDED,
+        payload={"event": WebhookEvent.RUN_SUCCEEDED, "data": {"creation": "Tokyo food map", "version": 2}},
+        status=DeliveryStatus.DELIVERED,
+        attempts=2,
+        last_attempt_at=now,
+        delivered_at=now,
+        last_status_code=200,
+    )
+    WebhookAttempt.objects.create(
+        delivery=delivered,
+        number=1,
+        started_at=now - timedelta(minutes=1),
+        duration_ms=10_000,
+        error="Timed out after 10 s waiting for hooks.example-company.com:443",
+    )
+    WebhookAttempt.objects.create(delivery=delivered, number=2, started_at=now, duration_ms=180, status_code=200)
+    WebhookDelivery.objects.create(
+        webhook=webhook,
+        event=WebhookEvent.VERSION_MADE,
+        payload={"event": WebhookEvent.VERSION_MADE, "data": {}},
+        status=DeliveryStatus.FAILED,
+        attempts=1,
+        last_attempt_at=now,
+        last_status_code=502,
+        last_error="502 Bad Gateway",
+    )
+    return webhook
 
 
 def _one_step() -> list[tuple[str, dict[str, object]]]:
@@ -177,11 +247,39 @@ def pages(world: EveryPage) -> dict[str, str]:
         "settings": f"/w/{slug}/settings/",
         "share-links": f"/w/{slug}/share-links/",
         "tokens": "/settings/tokens/",
+        "notifications": "/notifications/",
+        "notification-settings": "/notifications/settings/",
+        "webhooks": f"/w/{slug}/webhooks/",
+        "webhook": f"/webhooks/{world.webhook.pk}/",
+        "schedule": f"/creations/{creation.pk}/schedule/",
+        "gallery-search": (
+            f"/w/{slug}/gallery/?q=poster&kind=image&person=olivia&model={MODEL}&sort=views&show=creations"
+        ),
         "not-found": "/creations/999999999/",
     }
     for kind, artifact in sorted(world.artifacts.items()):
         found[f"artifact-{kind}"] = f"/artifacts/{artifact.pk}/"
     return found
+
+
+@dataclass(frozen=True)
+class Refused:
+    """A request the platform refuses for what it sends, before any view acts on it."""
+
+    path: str
+    status: int  # what it is answered with
+    form_fields: int = 0  # posted as a form with this many fields (0: opened as an address)
+
+
+def refused_requests(world: EveryPage) -> dict[str, Refused]:
+    """The platform's 400 and 413 pages, by name: an address with more fields than any page takes,
+    and a form with more fields than any form here."""
+    too_many = settings.DATA_UPLOAD_MAX_NUMBER_FIELDS + 1
+    query = "&".join(f"q{i}=x" for i in range(too_many))
+    return {
+        "bad-request": Refused(f"/w/{world.workspace.slug}/gallery/?{query}", 400),
+        "too-large": Refused(f"/creations/{world.creation.pk}/comments/", 413, form_fields=too_many),
+    }
 
 
 # Pages a viewer is refused, by the platform's error page.

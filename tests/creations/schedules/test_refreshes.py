@@ -171,3 +171,14 @@ def test_the_demo_model_cannot_refresh_on_a_schedule(team: Team) -> None:
     run = creation_submit(workspace=team.workspace, author=team.member, brief="a poster")
     with pytest.raises(ValidationError, match="demo model"):
         schedule_set(creation=run.creation, user=team.member, cadence="daily", instruction=INSTRUCTION)
+
+
+def test_setting_a_schedule_again_starts_from_its_time_and_day(team: Team, creation: Creation) -> None:
+    schedule_set(
+        creation=creation, user=team.owner, cadence="weekly", weekday=1, at=time(7, 30), instruction=INSTRUCTION
+    )
+    browser = Client()
+    browser.login(username=team.owner.username, password=PASSWORD)
+    page = browser.get(reverse("creation_schedule", args=[creation.pk])).content.decode()
+    assert 'name="at" value="07:30"' in page
+    assert '<option value="1" selected>Tuesday</option>' in page
