@@ -4,6 +4,8 @@ a delete, and switching e-mails off for a kind; errors as sentences."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from creations.comments.models import Comment
@@ -62,7 +64,7 @@ def test_switch_a_kind_of_email_off(atelier_on_platform: Atelier, team: Team) ->
     member = token_for(team.member)
     changed = atelier_on_platform("notifications", "settings", "--email", "run_succeeded=off", token=member)
     assert changed.status == 0, changed.err
-    assert "run_succeeded  on    off" in changed.out
+    assert re.search(r"^run_succeeded +on +off$", changed.out, re.MULTILINE), changed.out
     assert NotificationSetting.objects.get(user=team.member, kind="run_succeeded").email is False
     unknown = atelier_on_platform("notifications", "settings", "--email", "weather=off", token=member)
     assert unknown.status != 0
