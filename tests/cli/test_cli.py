@@ -137,6 +137,7 @@ def test_a_run_made_from_the_terminal_is_followed_live_and_its_files_downloaded(
     header, *rows = listed.stdout.splitlines()
     assert header.split() == ["ID", "STATUS", "WORKSPACE", "CREATED", "BY", "MODEL", "TITLE"]
     assert [row.split()[:3] for row in rows] == [[str(run.pk), "succeeded", team.workspace.slug]]
+    assert run.started_by is not None
     assert rows[0].split()[5] == run.started_by.get_username()
 
 
