@@ -4,8 +4,6 @@ find the piece of music in the gallery."""
 
 from __future__ import annotations
 
-import re
-
 import pytest
 from playwright.sync_api import expect
 
@@ -53,7 +51,7 @@ def test_a_newcomer_makes_music_with_the_demo_model_from_a_starter_brief(web: We
     expect(grid).to_contain_text("evening-in-a-minor.wav")
     web.shot(page, "demo-music-gallery")
 
-    grid.get_by_role("link", name=re.compile(r"^evening-in-a-minor\.wav")).click()  # the tile, not "Use in …"
+    grid.locator("a.tile-link", has_text="evening-in-a-minor.wav").click()  # the tile, not "Use in …"
     audio = page.locator("audio").first
     audio.scroll_into_view_if_needed()
     assert audio.evaluate(PLAYS_FOR_A_MOMENT) > 0
