@@ -151,10 +151,22 @@ def phones(
             web.context.close()
 
 
+# What the walk found, kept for the module's process: under pytest-xdist another module's tests may run
+# between this module's on one worker, which tears the module's fixtures down and builds them again, and
+# the walk is most of this module's time.
+_WALKED: dict[tuple[str, int], Seen] = {}
+
+
 @pytest.fixture(scope="module")
 def seen(phones: dict[int, Web], world: EveryPage, django_db_blocker: Any) -> dict[tuple[str, int], Seen]:
     """Every page at every width, opened once: as the workspace's owner, signed out, and as its viewer
     for the page refused them."""
+    if not _WALKED:
+        _WALKED.update(_walk(phones, world, django_db_blocker))
+    return _WALKED
+
+
+def _walk(phones: dict[int, Web], world: EveryPage, django_db_blocker: Any) -> dict[tuple[str, int], Seen]:
     axe = Axe()
     found: dict[tuple[str, int], Seen] = {}
     for width, web in phones.items():
