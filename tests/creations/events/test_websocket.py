@@ -135,6 +135,7 @@ def test_one_person_cannot_hold_more_live_sockets_than_the_limit(run_stack: Atel
             assert json.loads(again.recv(timeout=10))["seq"] == 1  # a freed slot is usable again
 
 
+@pytest.mark.alone  # counts every socket from this machine's address: none of another test's may linger
 def test_one_address_cannot_hold_more_live_sockets_than_the_limit(run_stack: AtelierServer, team: Team) -> None:
     run_id = _running_run(team, visibility=Visibility.PUBLIC)
     with ExitStack() as stack:

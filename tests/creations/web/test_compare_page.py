@@ -12,7 +12,6 @@ from django.urls import reverse
 from creations.compare.services import comparison_compute
 from tests.support.artifacts import Output
 from tests.support.comparisons import _comparisons_forgotten, poster_png, text_lines, two_versions  # noqa: F401
-from tests.support.event_loop import outside_playwrights_loop
 from tests.support.fixtures.accounts import Team
 from tests.support.pages import signed_in
 
@@ -93,6 +92,7 @@ def test_pictures_diff_and_overlay_come_from_the_artifact_origin_and_text_is_esc
 
 
 @pytest.mark.docker
+@pytest.mark.alone  # in a process that has opened no browser: Playwright's loop refuses the async file views
 @pytest.mark.usefixtures("sandbox_image")
 def test_the_overlay_is_served_on_the_artifact_origin_to_those_who_see_the_run(
     team: Team, client: Client, settings: Any
@@ -104,15 +104,14 @@ def test_the_overlay_is_served_on_the_artifact_origin_to_those_who_see_the_run(
     assert overlay
     path = overlay.group(1).removeprefix(settings.ARTIFACT_ORIGIN)
     host = settings.ARTIFACT_ORIGIN.split("://", 1)[1]
-    with outside_playwrights_loop():  # the file views are async; a browser test may have run in this process
-        response = Client().get(path, headers={"host": host})
-        assert response.status_code == 200
-        assert response["Content-Type"] == "image/png"
-        assert b"".join(response).startswith(b"\x89PNG")
-        assert not response.cookies
-        assert Client().get(path).status_code == 404  # not on the platform's origin
-        team.workspace.memberships.filter(user=team.member).delete()  # and not once they have left the workspace
-        assert Client().get(path, headers={"host": host}).status_code == 404
+    response = Client().get(path, headers={"host": host})
+    assert response.status_code == 200
+    assert response["Content-Type"] == "image/png"
+    assert b"".join(response).startswith(b"\x89PNG")
+    assert not response.cookies
+    assert Client().get(path).status_code == 404  # not on the platform's origin
+    team.workspace.memberships.filter(user=team.member).delete()  # and not once they have left the workspace
+    assert Client().get(path, headers={"host": host}).status_code == 404
 
 
 def test_the_page_stops_looking_for_details_after_a_while(team: Team, client: Client) -> None:
