@@ -1,4 +1,4 @@
-"""A creation's pages: new, detail, run again, refine, restore a version, fork, delete.
+"""A creation's pages: new, detail, run again, refine, restore a version, fork, rename, comment, delete.
 Thin: parse, call a service, render."""
 
 from typing import Any
@@ -19,19 +19,13 @@ from config.body_limits import BodyRefusal, refused_body_page
 from creations.access import (
     CreationViewing,
     can_delete_creation,
-    can_view_creation,
     creation_for_viewer_or_404,
     creation_to_delete_or_404,
     creation_visible,
     run_for_viewer_or_404,
 )
-from creations.artifacts.display import artifact_displays
-from creations.comments.access import may_comment_on, may_read_comments
-from creations.comments.selectors import comments_shown
 from creations.comments.services import comment_create
-from creations.events.trajectory import NotKept, run_trajectory
 from creations.models import Creation, Run
-from creations.notifications.selectors import follows
 from creations.page_views import count_creation_view
 from creations.runs.admission import RunQueueFull
 from creations.runs.inputs import INPUT_NAME_RULE, input_renames
@@ -47,11 +41,10 @@ from creations.runs.services import (
 from creations.web.attachments import attachments_for
 from creations.web.csp import with_platform_csp
 from creations.web.forms import CommentForm, CreationForm, DeleteCreationForm, ForkForm, RefineForm, RenameForm
-from creations.web.selectors import compare_default, run_artifact_page, version_rows
 from creations.web.starters import starter_get, starters
-from sandboxes.agent import demo_follow_ups
+from creations.web.views.creation_page import creation_page
 from workspaces.models import Membership
-from workspaces.permissions import may_rename_creation, may_start_runs, workspace_membership_or_404
+from workspaces.permissions import may_start_runs, workspace_membership_or_404
 from workspaces.rate_limits import over_limit, submission_limit
 
 
@@ -193,92 +186,6 @@ def creation_new(request: HttpRequest, slug: str) -> HttpResponse:
     return render(request, "creations/creation_new.html", {**context, "form": form}, status=status)
 
 
-def _creation_page(
-    request: HttpRequest,
-    viewing: CreationViewing,
-    *,
-    fork_form: ForkForm | None = None,
-    delete_form: DeleteCreationForm | None = None,
-    refine_form: RefineForm | None = None,
-    comment_form: CommentForm | None = None,
-    rename_form: RenameForm | None = None,
-    selected_pk: int | None = None,
-    status: int = 200,
-) -> HttpResponse:
-    """The creation page, its versions newest first (the latest selected, or `?run=`); a refused
-    fork, delete, refine or comment comes back to it with its form as sent."""
-    creation = viewing.creation
-    runs = list(creation.runs.all())
-    wanted = str(selected_pk) if selected_pk is not None else request.GET.get("run")
-    selected = next((r for r in runs if str(r.pk) == wanted), runs[0] if runs else None)
-    trajectory = run_trajectory(run=selected) if selected else None
-    inputs = list(creation.inputs.all())
-    context = {
-        "creation": creation,
-        "runs": runs,
-        "run": selected,
-        "workspace": creation.workspace if viewing.is_member else None,
-        "can_create": viewing.can_create,
-        "can_delete": can_delete_creation(creation=creation, user=request.user, membership=viewing.membership),
-        "has_active_run": any(not r.is_final for r in runs),
-        "inputs": inputs,
-        "renamed_in_brief": [renamed for renamed in input_renames(creation.brief, inputs) if renamed.in_brief],
-        **_artifacts_context(request, creation, selected),
-        "not_kept": trajectory.rejected if trajectory else NotKept(),
-        "trajectory": trajectory,
-        "fork_form": fork_form or ForkForm(initial={"brief": creation.brief}),
-        "delete_form": delete_form or DeleteCreationForm(),
-        "refine_form": refine_form or RefineForm(),
-        "can_rename": may_rename_creation(viewing.membership),
-        "rename_form": rename_form or RenameForm(initial={"title": str(creation)}),
-        "origin": _origin_for(request, creation),
-        "latest_version": runs[0].version if runs else None,
-        "version_rows": version_rows(runs),
-        # What the selected version is compared with by default: the one it came from, else the one before.
-        "compare_with": compare_default(runs, selected),
-        "follow_ups": demo_follow_ups(creation.brief) if creation.model_endpoint_id is None else [],
-        **_conversation_context(request, viewing, comment_form),
-    }
-    return render(request, "creations/creation_detail.html", context, status=status)
-
-
-def _conversation_context(
-    request: HttpRequest, viewing: CreationViewing, comment_form: CommentForm | None
-) -> dict[str, object]:
-    """The workspace's comments on the creation, the form to add one, and whether the reader follows it:
-    for members who see it (a public creation shows its files to others, never its conversation)."""
-    creation, membership = viewing.creation, viewing.membership
-    if membership is None or not may_read_comments(creation=creation, user=request.user, membership=membership):
-        return {"conversation": False}
-    return {
-        "conversation": True,
-        "comments": comments_shown(creation=creation, user=request.user, membership=membership),
-        "may_comment": may_comment_on(creation=creation, user=request.user, membership=membership),
-        "comment_form": comment_form or CommentForm(),
-        "following": follows(creation=creation, user=request.user),
-    }
-
-
-def _origin_for(request: HttpRequest, creation: Creation) -> Creation | None:
-    """The creation a fork was made from, when the viewer may see it (its title is not said otherwise)."""
-    origin = creation.forked_from
-    if origin is None or not can_view_creation(creation=origin, user=request.user):
-        return None
-    return origin
-
-
-def _artifacts_context(request: HttpRequest, creation: Creation, run: Run | None) -> dict[str, object]:
-    """A page of the selected version's files (`?page=`), documents rendered inline."""
-    if run is None:
-        return {"artifacts": []}
-    page = run_artifact_page(run=run, number=request.GET.get("page", ""))
-    return {
-        "artifacts": artifact_displays(page.object_list, user=request.user, render_documents=True),
-        "artifact_page": page,
-        "artifact_page_url": f"{creation.get_absolute_url()}?run={run.pk}&",
-    }
-
-
 def _creation_for_page(request: HttpRequest, pk: int) -> CreationViewing:
     return creation_for_viewer_or_404(
         pk=pk,
@@ -294,7 +201,7 @@ def _creation_for_page(request: HttpRequest, pk: int) -> CreationViewing:
 def creation_detail(request: HttpRequest, pk: int) -> HttpResponse:
     viewing = _creation_for_page(request, pk)
     count_creation_view(creation=viewing.creation, viewer=request.user)
-    return _creation_page(request, viewing)
+    return creation_page(request, viewing)
 
 
 @login_required
@@ -331,7 +238,7 @@ def creation_fork_view(request: HttpRequest, pk: int) -> HttpResponse:
         else:
             return redirect(run)
     # Back to the page with the edited brief as typed, and why it was not started.
-    return _creation_page(request, viewing, fork_form=form, status=status)
+    return creation_page(request, viewing, fork_form=form, status=status)
 
 
 @login_required
@@ -360,7 +267,7 @@ def creation_comment(request: HttpRequest, pk: int) -> HttpResponse:
         else:
             query = f"?run={selected.pk}" if selected is not None else ""
             return redirect(f"{viewing.creation.get_absolute_url()}{query}#comment-{comment.pk}")
-    return _creation_page(
+    return creation_page(
         request, viewing, comment_form=form, selected_pk=selected.pk if selected else None, status=status
     )
 
@@ -373,7 +280,7 @@ def creation_delete_view(request: HttpRequest, pk: int) -> HttpResponse:
     creation = viewing.creation
     if not can_delete_creation(creation=creation, user=request.user, membership=viewing.membership):
         messages.error(request, "You can delete the creations you made; owners and admins can delete any.")
-        return _creation_page(request, viewing, status=403)
+        return creation_page(request, viewing, status=403)
     form = DeleteCreationForm(request.POST)
     status = 400
     if form.is_valid():
@@ -390,7 +297,7 @@ def creation_delete_view(request: HttpRequest, pk: int) -> HttpResponse:
         reasons = " ".join(str(message) for errors in form.errors.values() for message in errors)
         messages.error(request, f"Nothing was deleted: {reasons}")
         return redirect(creation.workspace)
-    return _creation_page(request, viewing, delete_form=form, status=status)
+    return creation_page(request, viewing, delete_form=form, status=status)
 
 
 @login_required
@@ -417,7 +324,7 @@ def run_refine_view(request: HttpRequest, pk: int) -> HttpResponse:
             status = _refusal_status(error)
         else:
             return redirect(new_version)
-    return _creation_page(request, viewing, refine_form=form, selected_pk=run.pk, status=status)
+    return creation_page(request, viewing, refine_form=form, selected_pk=run.pk, status=status)
 
 
 @login_required
@@ -455,4 +362,4 @@ def creation_rename_view(request: HttpRequest, pk: int) -> HttpResponse:
         else:
             messages.success(request, f"It is called “{viewing.creation}” now.")
             return redirect(viewing.creation)
-    return _creation_page(request, viewing, rename_form=form, status=status)
+    return creation_page(request, viewing, rename_form=form, status=status)
