@@ -219,13 +219,26 @@ def _is_policy_jump(rule: str) -> bool:
     return any(f"-j {prefix}" in rule for prefix in (FORWARD_PREFIX, INPUT_PREFIX))
 
 
-def _ahead_of(rules: list[str], jump: str, parent: str) -> list[str]:
+def _only_another_interface(rule: str, bridge: str) -> bool:
+    """Whether the rule matches packets coming in on one named interface other
+    than `bridge` (no `!`, no `+` wildcard), so it never sees the bridge's traffic."""
+    tokens = rule.split()
+    if "-i" not in tokens:
+        return False
+    at = tokens.index("-i")
+    interface = tokens[at + 1] if at + 1 < len(tokens) else ""
+    negated = at > 0 and tokens[at - 1] == "!"
+    return bool(interface) and not negated and not interface.endswith("+") and interface != bridge
+
+
+def _ahead_of(rules: list[str], jump: str, parent: str, bridge: str) -> list[str]:
     """Rules that come before `jump` in `parent` and could decide first.
-    Other sandbox networks' jumps may: they only match their own bridge."""
+    Other sandbox networks' jumps, and any rule bound to another named
+    interface, cannot: they never match packets from this bridge."""
     index = rules.index(jump)
     if parent == "FORWARD":
         return rules[:index]
-    return [rule for rule in rules[:index] if not _is_policy_jump(rule)]
+    return [rule for rule in rules[:index] if not _is_policy_jump(rule) and not _only_another_interface(rule, bridge)]
 
 
 def policy_problems(
@@ -252,7 +265,7 @@ def policy_problems(
             rules = listing.get(parent, [])
             if jump not in rules:
                 problems.append(f"{family.name}: no rule `{jump}`")
-            elif ahead := _ahead_of(rules, jump, parent):
+            elif ahead := _ahead_of(rules, jump, parent, bridge):
                 problems.append(f"{family.name}: `{ahead[0]}` comes before `{jump}` in {parent}")
     return problems
 
@@ -270,7 +283,7 @@ def restore_input(bridge: str, expected: dict[str, list[str]], listing: dict[str
         lines += rules
     for parent, jump in jumps(bridge):
         rules = listing.get(parent, [])
-        if jump in rules and not _ahead_of(rules, jump, parent):
+        if jump in rules and not _ahead_of(rules, jump, parent, bridge):
             continue
         if jump in rules:
             lines.append("-D" + jump[2:])

@@ -124,7 +124,7 @@ def world(atelier_server: AtelierServer, django_db_blocker: Any) -> Iterator[Eve
             yield built
         finally:
             with django_db_blocker.unblock():
-                call_command("flush", interactive=False, verbosity=0)
+                call_command("flush", interactive=False, verbosity=0, reset_sequences=False)
 
 
 @pytest.fixture(scope="module")

@@ -156,6 +156,30 @@ def test_other_sandbox_networks_jumps_may_come_first():
     assert policy_problems("atl-x0", {"IPv4": {}, "IPv6": {}}, {"IPv4": listing, "IPv6": None}) == []
 
 
+def test_a_rule_for_another_named_interface_may_come_first_but_a_wildcard_or_negation_may_not():
+    """Another network's ACCEPT on its own bridge never sees this bridge's packets;
+    `atl-+` or `! -i eth0` would."""
+    ours = "-A INPUT -i atl-x0 -j ATELIER-IN-atl-x0"
+    expected: dict[str, dict[str, list[str]]] = {"IPv4": {}, "IPv6": {}}
+
+    def problems(first: str) -> list[str]:
+        listing = {
+            "INPUT": [first, ours],
+            "FORWARD": ["-A FORWARD -j DOCKER-USER"],
+            "DOCKER-USER": [jumps("atl-x0")[1][1]],
+        }
+        return policy_problems("atl-x0", expected, {"IPv4": listing, "IPv6": None})
+
+    assert problems("-A INPUT -i atl-y0 -j ACCEPT") == []
+    assert problems("-A INPUT -i atl-+ -j ACCEPT") == [
+        f"IPv4: `-A INPUT -i atl-+ -j ACCEPT` comes before `{ours}` in INPUT"
+    ]
+    assert problems("-A INPUT ! -i eth0 -j ACCEPT") == [
+        f"IPv4: `-A INPUT ! -i eth0 -j ACCEPT` comes before `{ours}` in INPUT"
+    ]
+    assert problems("-A INPUT -j ACCEPT") == [f"IPv4: `-A INPUT -j ACCEPT` comes before `{ours}` in INPUT"]
+
+
 def test_the_guard_reads_once_per_ttl_and_restores_a_drifted_policy():
     firewall = FakeFirewall()
     now = [100.0]
