@@ -20,6 +20,13 @@ WEBHOOK_RESPONSE_MAX_BYTES = env.int("WEBHOOK_RESPONSE_MAX_BYTES", default=16 * 
 WEBHOOK_MAX_ATTEMPTS = env.int("WEBHOOK_MAX_ATTEMPTS", default=8, validate=Range(min=1, max=20))
 WEBHOOK_RETRY_BASE_SECONDS = env.float("WEBHOOK_RETRY_BASE_SECONDS", default=30.0, validate=Range(min=0.01))
 WEBHOOKS_MAX_PER_WORKSPACE = env.int("WEBHOOKS_MAX_PER_WORKSPACE", default=20, validate=Range(min=1))
+# Deliveries whose task was lost (the broker lost it, or the worker died mid-attempt) are found and
+# sent again by this sweep (creations/webhooks/upkeep.py).
+CELERY_BEAT_SCHEDULE["webhooks-resend-stranded"] = {
+    "task": "creations.webhooks.tasks.resend_stranded_deliveries",
+    "schedule": 60.0,
+    "options": {"expires": 60.0},  # no pile-up while no worker is up
+}
 
 # --- Schedules ---
 # How often beat looks for creations due a refresh: a refresh starts at most this late.
