@@ -27,6 +27,14 @@ CELERY_BEAT_SCHEDULE["webhooks-resend-stranded"] = {
     "schedule": 60.0,
     "options": {"expires": 60.0},  # no pile-up while no worker is up
 }
+# A delivery's log (its body and attempts) is deleted this many days after it was made, once it is
+# settled (delivered, failed or refused); pending ones stay.
+WEBHOOK_DELIVERY_RETENTION_DAYS = env.int("WEBHOOK_DELIVERY_RETENTION_DAYS", default=30, validate=Range(min=1))
+CELERY_BEAT_SCHEDULE["webhooks-prune-deliveries"] = {
+    "task": "creations.webhooks.tasks.prune_delivery_logs",
+    "schedule": 3600.0,
+    "options": {"expires": 3600.0},
+}
 
 # --- Schedules ---
 # How often beat looks for creations due a refresh: a refresh starts at most this late.

@@ -27,3 +27,10 @@ CELERY_BEAT_SCHEDULE["notifications-send-pending-emails"] = {
     "task": "creations.notifications.tasks.send_pending_emails",
     "schedule": 300.0,
 }
+# Read notifications are deleted this many days after they were made (unread ones stay until read).
+NOTIFICATION_RETENTION_DAYS = env.int("NOTIFICATION_RETENTION_DAYS", default=90, validate=Range(min=1))
+CELERY_BEAT_SCHEDULE["notifications-prune-read"] = {
+    "task": "creations.notifications.tasks.prune_read_notifications",
+    "schedule": 3600.0,
+    "options": {"expires": 3600.0},
+}

@@ -1,4 +1,7 @@
-"""Keeping deliveries moving when a worker or the broker let one down: beat's sweep finds the
+"""Beat's upkeep of deliveries: sending again those a worker or the broker let down, and deleting
+old delivery logs.
+
+Stranded deliveries: beat's sweep finds the
 pending deliveries nobody is attempting though their time has come (their task was lost with the
 broker, or the worker died before it could ask Celery for the retry) and queues them again.
 
@@ -7,7 +10,10 @@ A delivery stranded mid-attempt (its worker died while it was on its way) has it
 its worker every time still ends after WEBHOOK_MAX_ATTEMPTS. Each delivery is swept in a
 transaction of its own with its row locked, and its time set to now as it is queued again, so
 two sweeps never queue it twice; the attempt itself is claimed by `services.delivery_attempt`,
-so a re-sent delivery meeting its original task is still sent once."""
+so a re-sent delivery meeting its original task is still sent once.
+
+Old logs: a settled delivery (delivered, failed, refused) and its attempts are deleted
+WEBHOOK_DELIVERY_RETENTION_DAYS after it was made; pending ones stay whatever their age."""
 
 from __future__ import annotations
 
@@ -25,6 +31,7 @@ from creations.webhooks.services import attempt_lease, delivery_task_on_commit
 # retry fires at its time, and a busy worker may take a while to reach it.
 STRANDED_AFTER = timedelta(minutes=2)
 SWEPT_AT_ONCE = 500
+PRUNED_AT_ONCE = 1000
 LOST_ATTEMPT = "No answer was recorded: the worker sending it stopped. It is sent again."
 
 
@@ -70,3 +77,15 @@ def deliveries_resend_stranded(*, now: datetime | None = None) -> list[int]:
                 delivery_task_on_commit(delivery.pk)
                 queued.append(delivery.pk)
     return queued
+
+
+def delivery_logs_prune(*, now: datetime | None = None) -> int:
+    """Delete settled deliveries (with their attempts) made more than WEBHOOK_DELIVERY_RETENTION_DAYS
+    ago, a batch at a time so no long lock holds the table; how many deliveries went."""
+    cutoff = (now or timezone.now()) - timedelta(days=settings.WEBHOOK_DELIVERY_RETENTION_DAYS)
+    old = WebhookDelivery.objects.filter(created_at__lt=cutoff).exclude(status=DeliveryStatus.PENDING)
+    pruned = 0
+    while batch := list(old.values_list("pk", flat=True)[:PRUNED_AT_ONCE]):
+        WebhookAttempt.objects.filter(delivery_id__in=batch).delete()
+        pruned += WebhookDelivery.objects.filter(pk__in=batch).delete()[1].get(WebhookDelivery._meta.label, 0)
+    return pruned
