@@ -22,6 +22,7 @@ from api.operations.comments import router as run_comments_router
 from api.operations.compare import router as compare_router
 from api.operations.creations import router as creations_router
 from api.operations.events import router as events_router
+from api.operations.follows import router as follows_router
 from api.operations.inputs import router as inputs_router
 from api.operations.language_models import router as language_models_router
 from api.operations.messages import router as messages_router
@@ -108,5 +109,6 @@ api.add_router("/workspaces", workspace_webhooks_router)
 api.add_router("/webhooks", webhooks_router)
 api.add_router("/runs", schedules_router)
 api.add_router("/runs", run_comments_router)
+api.add_router("/runs", follows_router)
 api.add_router("/comments", comments_router)
 api.add_router("/notifications", notifications_router)

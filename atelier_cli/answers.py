@@ -77,6 +77,7 @@ class Version(Answer):
     created_at: AwareDatetime
     instruction: str
     shown: bool
+    unchanged: bool = False  # a scheduled refresh that changed nothing (servers before it say nothing)
 
 
 class Versions(Answer):

@@ -16,6 +16,8 @@ EMAIL_BACKEND = "django.core.mail.backends.filebased.EmailBackend"
 EMAIL_FILE_PATH = BASE_DIR / "var" / "test-mail"  # noqa: F405
 # The scripted model server listens on loopback; tests of the refusal turn this off.
 MODEL_ENDPOINT_ALLOW_PRIVATE = True
+# So do the tests' webhook receivers; the tests of the refusal turn this off too.
+WEBHOOK_ALLOW_PRIVATE = True
 WHITENOISE_USE_FINDERS = True
 WHITENOISE_AUTOREFRESH = True
 STATIC_ROOT.mkdir(parents=True, exist_ok=True)  # noqa: F405

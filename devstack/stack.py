@@ -37,6 +37,7 @@ PROCESS_ENV = {
     "RUN_STALE_AFTER_SECONDS": "6",
     "RUN_REAPER_INTERVAL": "2",
     "RUN_WS_POLL_SECONDS": "2",
+    "NOTIFICATION_BELL_POLL_SECONDS": "2",
     "RUN_WS_ACCESS_RECHECK_SECONDS": "1",
     # Small enough that the limit tests reach them with a handful of sockets.
     "RUN_WS_MAX_PER_USER": "4",

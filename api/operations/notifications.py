@@ -7,9 +7,15 @@ from ninja import Query, Router, Schema
 from ninja.pagination import CursorPagination, paginate
 
 from api.auth import WRITE, caller
-from api.schemas.notifications import NotificationOut, NotificationSettingIn, NotificationSettingOut, ReadAllOut
+from api.schemas.notifications import (
+    NotificationOut,
+    NotificationSettingIn,
+    NotificationSettingOut,
+    ReadAllOut,
+    UnreadCountOut,
+)
 from creations.notifications.models import Notification
-from creations.notifications.selectors import Choice, notification_of, notifications_shown, settings_for
+from creations.notifications.selectors import Choice, notification_of, notifications_shown, settings_for, unread_count
 from creations.notifications.services import (
     notification_mark_read,
     notification_settings_save,
@@ -46,6 +52,16 @@ def _settings_out(choices: list[Choice]) -> list[NotificationSettingOut]:
 def list_notifications(request: HttpRequest, filters: Query[NotificationFilter]) -> QuerySet[Notification]:
     shown = notifications_shown(caller(request)).select_related("workspace")
     return shown.filter(read_at__isnull=True) if filters.unread else shown
+
+
+@router.get(
+    "/unread-count",
+    response=UnreadCountOut,
+    summary="How many of your notifications are unread",
+    description="The number the bell shows; cheap enough to ask every half minute.",
+)
+def count_unread_notifications(request: HttpRequest) -> UnreadCountOut:
+    return UnreadCountOut(unread=unread_count(caller(request)))
 
 
 @router.post(

@@ -19,6 +19,7 @@ from api.schemas.versions import VersionOut, VersionsOut
 from creations.access import run_for_viewer_or_404
 from creations.models import Creation, Run
 from creations.runs.services import creation_restore_version, run_refine
+from creations.runs.versions import unchanged_refreshes
 
 router = Router(tags=["versions"])
 
@@ -27,6 +28,7 @@ def versions_out(request: HttpRequest, creation: Creation) -> VersionsOut:
     runs = list(Run.objects.filter(creation_id=creation.pk).select_related("started_by").order_by("-version"))
     numbers = {run.pk: run.version for run in runs}
     shown_id = Creation.objects.values_list("shown_run_id", flat=True).get(pk=creation.pk)
+    unchanged = unchanged_refreshes(runs)
     return VersionsOut(
         creation_id=creation.pk,
         title=creation.title,
@@ -45,6 +47,7 @@ def versions_out(request: HttpRequest, creation: Creation) -> VersionsOut:
                 reason=run.reason,
                 is_final=run.is_final,
                 shown=run.pk == shown_id,
+                unchanged=run.pk in unchanged,
                 created_at=run.created_at,
                 started_at=run.started_at,
                 finished_at=run.finished_at,

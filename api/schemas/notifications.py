@@ -72,3 +72,12 @@ class NotificationSettingIn(Schema):
 
 
 KINDS = [kind.value for kind in Kind]
+
+
+class UnreadCountOut(Schema):
+    unread: int = Field(description="How many of your notifications are unread (what the bell shows)")
+
+
+class FollowOut(Schema):
+    creation_id: int
+    following: bool = Field(description="Whether you hear of the creation's runs and comments")

@@ -21,6 +21,10 @@ class VersionOut(Schema):
     reason: str
     is_final: bool
     shown: bool = Field(description="The version the creation shows (its gallery tile)")
+    unchanged: bool = Field(
+        description="A scheduled refresh whose files are identical to the version it continues from: "
+        "kept, never shown as new"
+    )
     created_at: datetime
     started_at: datetime | None
     finished_at: datetime | None

@@ -1,6 +1,7 @@
-"""`atelier notifications list`, `atelier notifications read [ID…]`, `atelier notifications settings`:
-what you were told (runs that ended, comments, mentions, invitations), marking it read, and
-which kinds you hear of in the page and by e-mail."""
+"""`atelier notifications list`, `atelier notifications read [ID…]`, `atelier notifications settings`,
+`atelier notifications follow|unfollow RUN_ID`: what you were told (runs that ended, comments,
+mentions, invitations), marking it read, which kinds you hear of in the page and by e-mail, and
+which creations you hear of as their author does."""
 
 from __future__ import annotations
 
@@ -48,10 +49,21 @@ class ReadAll(Answer):
     marked_read: int
 
 
+class Unread(Answer):
+    unread: int
+
+
+class Following(Answer):
+    creation_id: int
+    following: bool
+
+
 NOTIFICATION = TypeAdapter(Notification)
 PAGE = TypeAdapter(NotificationsPage)
 SETTINGS = TypeAdapter(list[Setting])
 READ_ALL = TypeAdapter(ReadAll)
+UNREAD = TypeAdapter(Unread)
+FOLLOWING = TypeAdapter(Following)
 
 
 def switch(text: str) -> tuple[str, bool]:
@@ -72,6 +84,10 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     add_json_option(listing, "the notifications (a list)")
     listing.set_defaults(func=run_list)
 
+    count = actions.add_parser("count", help="how many of your notifications are unread (what the bell shows)")
+    add_json_option(count, "the count")
+    count.set_defaults(func=run_count)
+
     read = actions.add_parser("read", help="mark notifications read: those named, or with --all every one")
     read.add_argument("ids", metavar="ID", type=positive_int, nargs="*")
     read.add_argument("--all", action="store_true", help="every unread notification")
@@ -87,6 +103,15 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     settings.add_argument("--email", metavar="KIND=on|off", type=switch, action="append", default=[])
     add_json_option(settings, "every kind with its setting (a list)")
     settings.set_defaults(func=run_settings)
+
+    for name, following, help_text in (
+        ("follow", True, "hear when a run's creation has runs that end or wait, and when it gets comments"),
+        ("unfollow", False, "stop hearing of a run's creation (its author and those it mentions still do)"),
+    ):
+        action = actions.add_parser(name, help=help_text, description=help_text[0].upper() + help_text[1:] + ".")
+        action.add_argument("run_id", metavar="RUN_ID", type=positive_int, help="any run of the creation")
+        add_json_option(action, "the creation's id and whether you follow it")
+        action.set_defaults(func=run_follow, following=following)
 
 
 def run_list(args: argparse.Namespace) -> ExitStatus:
@@ -152,4 +177,31 @@ def run_settings(args: argparse.Namespace) -> ExitStatus:
     for setting in settings:
         email = ("on" if setting.email else "off") if setting.mailed else "—"
         print_line(f"{setting.kind.ljust(width)}  {('on' if setting.in_page else 'off').ljust(4)}  {email}")
+    return ExitStatus.OK
+
+
+def run_count(args: argparse.Namespace) -> ExitStatus:
+    with api_client() as client:
+        unread = client.get("/notifications/unread-count", UNREAD).unread
+    if args.json:
+        print_document({"unread": unread})
+    else:
+        print_line(f"{unread} unread notification{'s' if unread != 1 else ''}.")
+    return ExitStatus.OK
+
+
+def run_follow(args: argparse.Namespace) -> ExitStatus:
+    path = f"/runs/{args.run_id}/follow"
+    with api_client() as client:
+        if args.following:
+            answer = client.send("PUT", path, FOLLOWING)
+        else:
+            client.request("DELETE", path)
+            answer = client.get(path, FOLLOWING)
+    if args.json:
+        print_document({"creation_id": answer.creation_id, "following": answer.following})
+    elif answer.following:
+        print_line(f"You follow creation {answer.creation_id}: you hear when its runs end and when it gets comments.")
+    else:
+        print_line(f"You no longer follow creation {answer.creation_id}.")
     return ExitStatus.OK

@@ -30,7 +30,7 @@ def versions_table(versions: list[Version], *, width: int) -> str:
             for cell in (
                 f"{'*' if v.shown else ' '}v{v.version}",
                 str(v.id),
-                v.status,
+                "unchanged" if v.unchanged else v.status,
                 f"v{v.parent_version}" if v.parent_version else "brief",
                 v.asked_by or "—",
                 when(v.created_at),

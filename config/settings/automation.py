@@ -20,6 +20,21 @@ WEBHOOK_RESPONSE_MAX_BYTES = env.int("WEBHOOK_RESPONSE_MAX_BYTES", default=16 * 
 WEBHOOK_MAX_ATTEMPTS = env.int("WEBHOOK_MAX_ATTEMPTS", default=8, validate=Range(min=1, max=20))
 WEBHOOK_RETRY_BASE_SECONDS = env.float("WEBHOOK_RETRY_BASE_SECONDS", default=30.0, validate=Range(min=0.01))
 WEBHOOKS_MAX_PER_WORKSPACE = env.int("WEBHOOKS_MAX_PER_WORKSPACE", default=20, validate=Range(min=1))
+# Deliveries whose task was lost (the broker lost it, or the worker died mid-attempt) are found and
+# sent again by this sweep (creations/webhooks/upkeep.py).
+CELERY_BEAT_SCHEDULE["webhooks-resend-stranded"] = {
+    "task": "creations.webhooks.tasks.resend_stranded_deliveries",
+    "schedule": 60.0,
+    "options": {"expires": 60.0},  # no pile-up while no worker is up
+}
+# A delivery's log (its body and attempts) is deleted this many days after it was made, once it is
+# settled (delivered, failed or refused); pending ones stay.
+WEBHOOK_DELIVERY_RETENTION_DAYS = env.int("WEBHOOK_DELIVERY_RETENTION_DAYS", default=30, validate=Range(min=1))
+CELERY_BEAT_SCHEDULE["webhooks-prune-deliveries"] = {
+    "task": "creations.webhooks.tasks.prune_delivery_logs",
+    "schedule": 3600.0,
+    "options": {"expires": 3600.0},
+}
 
 # --- Schedules ---
 # How often beat looks for creations due a refresh: a refresh starts at most this late.

@@ -27,3 +27,12 @@ CELERY_BEAT_SCHEDULE["notifications-send-pending-emails"] = {
     "task": "creations.notifications.tasks.send_pending_emails",
     "schedule": 300.0,
 }
+# How often an open page asks for the bell's unread count (never while its tab is hidden).
+NOTIFICATION_BELL_POLL_SECONDS = env.int("NOTIFICATION_BELL_POLL_SECONDS", default=30, validate=Range(min=1))
+# Read notifications are deleted this many days after they were made (unread ones stay until read).
+NOTIFICATION_RETENTION_DAYS = env.int("NOTIFICATION_RETENTION_DAYS", default=90, validate=Range(min=1))
+CELERY_BEAT_SCHEDULE["notifications-prune-read"] = {
+    "task": "creations.notifications.tasks.prune_read_notifications",
+    "schedule": 3600.0,
+    "options": {"expires": 3600.0},
+}

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 
+from django.conf import settings
 from django.contrib.auth.models import User
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import IntegrityError, transaction
@@ -102,6 +104,22 @@ def notification_mark_read(*, notification: Notification, user: User) -> Notific
 def notifications_mark_all_read(*, user: User) -> int:
     """Every unread notification of `user` read now; how many there were."""
     return Notification.objects.filter(recipient=user, read_at__isnull=True).update(read_at=timezone.now())
+
+
+PRUNED_AT_ONCE = 1000
+
+
+def notifications_prune_read(*, now: datetime | None = None) -> int:
+    """Delete read notifications made more than NOTIFICATION_RETENTION_DAYS ago (whose e-mail, if
+    any, is settled), a batch at a time so no long lock holds the table; how many went."""
+    cutoff = (now or timezone.now()) - timedelta(days=settings.NOTIFICATION_RETENTION_DAYS)
+    old = Notification.objects.filter(read_at__isnull=False, created_at__lt=cutoff).exclude(
+        email_status__in=[EmailStatus.PENDING, EmailStatus.SENDING]
+    )
+    pruned = 0
+    while batch := list(old.values_list("pk", flat=True)[:PRUNED_AT_ONCE]):
+        pruned += Notification.objects.filter(pk__in=batch).delete()[0]
+    return pruned
 
 
 def notification_settings_save(*, user: User, choices: Iterable[Choice]) -> None:

@@ -8,6 +8,7 @@ from celery import Task, shared_task
 
 from creations.notifications.emails import SendAgainLater, notification_email_send, pending_email_ids
 from creations.notifications.sending import EMAIL_TASK_NAME
+from creations.notifications.services import notifications_prune_read
 
 # A task still pending this long after its notification was made was lost or is between retries.
 SWEEP_AFTER = timedelta(minutes=10)
@@ -31,3 +32,8 @@ def send_pending_emails() -> int:
         except SendAgainLater:
             continue
     return sent
+
+
+@shared_task(name="creations.notifications.tasks.prune_read_notifications", ignore_result=True)
+def prune_read_notifications() -> int:
+    return notifications_prune_read()

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from creations.models import Run
+from collections import defaultdict
+
+from creations.models import Artifact, Run, RunStatus
 from creations.runs.inputs import renamed_inputs
 from sandboxes.agent import Continuation, EarlierVersion
 
@@ -57,3 +59,21 @@ def files_identical_to_parent(run: Run) -> bool:
     parent = Run.objects.only("pk").get(pk=run.parent_id)
     mine, theirs = version_files(run), version_files(parent)
     return mine == theirs and all(mine.values())
+
+
+def unchanged_refreshes(runs: list[Run]) -> set[int]:
+    """Of a creation's `runs`, the scheduled refreshes that succeeded with exactly the files of the
+    version they continue from (as `files_identical_to_parent` decides), in one query: a refresh
+    that changed nothing, recorded and never shown as new."""
+    parents = {
+        run.pk: run.parent_id
+        for run in runs
+        if run.scheduled and run.status == RunStatus.SUCCEEDED and run.parent_id is not None
+    }
+    if not parents:
+        return set()
+    files: dict[int, dict[str, str]] = defaultdict(dict)
+    wanted = set(parents) | set(parents.values())
+    for run_id, path, sha256 in Artifact.objects.filter(run_id__in=wanted).values_list("run_id", "path", "sha256"):
+        files[run_id][path] = sha256
+    return {pk for pk, parent_id in parents.items() if files[pk] == files[parent_id] and all(files[pk].values())}

@@ -9,6 +9,7 @@ from django.core.paginator import Page, Paginator
 
 from creations.access import visible_to_member
 from creations.models import ACTIVE_STATUSES, Creation, Run, UsageRecord
+from creations.runs.versions import unchanged_refreshes
 from creations.usage.selectors import workspace_month_usage
 from workspaces.models import Workspace
 
@@ -48,12 +49,22 @@ def dashboard_context(*, workspace: Workspace, user: User | AnonymousUser | None
 class VersionRow:
     run: Run
     parent_version: int | None  # the version it continues from, when that is still there
+    unchanged: bool = False  # a scheduled refresh that left the files of the version it continues from
 
 
 def version_rows(runs: list[Run]) -> list[VersionRow]:
-    """A creation's versions (as given, newest first) with the number each continues from."""
+    """A creation's versions (as given, newest first) with the number each continues from, and
+    whether it is a scheduled refresh that changed nothing."""
     numbers = {run.pk: run.version for run in runs}
-    return [VersionRow(run=run, parent_version=numbers.get(run.parent_id) if run.parent_id else None) for run in runs]
+    unchanged = unchanged_refreshes(runs)
+    return [
+        VersionRow(
+            run=run,
+            parent_version=numbers.get(run.parent_id) if run.parent_id else None,
+            unchanged=run.pk in unchanged,
+        )
+        for run in runs
+    ]
 
 
 def compare_default(runs: list[Run], selected: Run | None) -> Run | None:

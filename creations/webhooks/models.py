@@ -53,13 +53,20 @@ class WebhookDelivery(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     last_attempt_at = models.DateTimeField(null=True, blank=True)
     next_attempt_at = models.DateTimeField(null=True, blank=True)
+    # While an attempt is on its way: no other may start before then (a worker that died mid-attempt
+    # leaves it to pass, then the sweep sends the delivery again: creations.webhooks.services).
+    sending_until = models.DateTimeField(null=True, blank=True)
     delivered_at = models.DateTimeField(null=True, blank=True)
     last_status_code = models.PositiveSmallIntegerField(null=True, blank=True)
     last_error = models.CharField(max_length=300, blank=True)
 
     class Meta:
         ordering = ["-created_at", "-pk"]
-        indexes = [models.Index(fields=["webhook", "-created_at"], name="webhook_delivery_newest")]
+        indexes = [
+            models.Index(fields=["webhook", "-created_at"], name="webhook_delivery_newest"),
+            # The sweep looks among the pending ones alone.
+            models.Index(fields=["created_at"], condition=Q(status="pending"), name="webhook_delivery_pending"),
+        ]
         constraints = [
             models.CheckConstraint(condition=Q(status__in=DeliveryStatus.values), name="webhook_delivery_status_valid")
         ]

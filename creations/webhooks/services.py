@@ -22,6 +22,7 @@ from django.conf import settings
 from django.contrib.auth.models import AnonymousUser, User
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
+from django.db.models import F, Q
 from django.utils import timezone
 
 from creations.webhooks.events import ALL_EVENTS, PING
@@ -184,16 +185,22 @@ def _delivery_queued(webhook: Webhook, event: str, data: dict[str, Any]) -> Webh
     delivery = WebhookDelivery(webhook=webhook, event=event, payload={})
     delivery.payload = _envelope(delivery, webhook, data)
     delivery.save()
-    delivery_id = delivery.pk
+    delivery_task_on_commit(delivery.pk)
+    return delivery
+
+
+def delivery_task_on_commit(delivery_id: int) -> None:
+    """Ask a worker to attempt the delivery once the caller's transaction commits. A broker that
+    cannot be reached is logged: the delivery stays pending, and the sweep sends it later
+    (creations.webhooks.upkeep)."""
 
     def send() -> None:
         try:
             current_app.send_task(DELIVER_TASK_NAME, args=[delivery_id])
         except Exception as error:  # the event's own transaction has committed: losing the broker must not undo it
-            log.warning("Could not queue webhook delivery %s: %s", delivery_id, error)
+            log.warning("Could not queue webhook delivery %s (the sweep will): %s", delivery_id, error)
 
     transaction.on_commit(send)
-    return delivery
 
 
 def deliveries_queue(*, workspace_id: int, event: str, data: dict[str, Any]) -> list[WebhookDelivery]:
@@ -218,13 +225,35 @@ class AttemptOutcome:
     retry_in: float | None  # seconds until the next attempt; None: no more attempts
 
 
+def attempt_lease() -> timedelta:
+    """How long an attempt keeps others off: its whole deadline, and a margin for recording it."""
+    return timedelta(seconds=settings.WEBHOOK_DEADLINE_SECONDS + 30)
+
+
+def _delivery_claimed(delivery_id: int) -> WebhookDelivery | None:
+    """Take the delivery's next attempt, or None when it is not ours to make: settled, deleted, not
+    due yet, or being attempted by another worker. One conditional UPDATE decides: of two tasks for
+    one delivery (a redelivered message, the sweep's re-send meeting Celery's retry) one sends."""
+    now = timezone.now()
+    claimed = (
+        WebhookDelivery.objects.filter(pk=delivery_id, status=DeliveryStatus.PENDING)
+        .filter(Q(next_attempt_at__isnull=True) | Q(next_attempt_at__lte=now))
+        .filter(Q(sending_until__isnull=True) | Q(sending_until__lte=now))
+        .update(attempts=F("attempts") + 1, sending_until=now + attempt_lease())
+    )
+    if not claimed:
+        return None
+    return WebhookDelivery.objects.select_related("webhook__workspace").get(pk=delivery_id)
+
+
 def delivery_attempt(*, delivery_id: int) -> AttemptOutcome:
-    """Try a pending delivery once and log the attempt; say whether (and when) to try again."""
-    delivery = WebhookDelivery.objects.select_related("webhook__workspace").filter(pk=delivery_id).first()
-    if delivery is None or delivery.status != DeliveryStatus.PENDING:
-        return AttemptOutcome(None)  # deleted with its webhook, or already settled (a redelivered task)
+    """Try a pending delivery once, if no other attempt of it is due or on its way, and log the
+    attempt; say whether (and when) to try again."""
+    delivery = _delivery_claimed(delivery_id)
+    if delivery is None:
+        return AttemptOutcome(None)
     webhook = delivery.webhook
-    number = delivery.attempts + 1
+    number = delivery.attempts
     started_at = timezone.now()
     if not isinstance(webhook.secret, str):
         result_code, error, refused, duration = None, "Its secret cannot be decrypted: make a new secret.", True, 0
@@ -260,12 +289,12 @@ def delivery_attempt(*, delivery_id: int) -> AttemptOutcome:
             error=error,
         )
         WebhookDelivery.objects.filter(pk=delivery.pk).update(
-            attempts=number,
             status=status,
             last_attempt_at=started_at,
             last_status_code=result_code,
             last_error=error,
             delivered_at=finished_at if delivered else None,
             next_attempt_at=finished_at + timedelta(seconds=retry_in) if retry_in is not None else None,
+            sending_until=None,
         )
     return AttemptOutcome(retry_in)

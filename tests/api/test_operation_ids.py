@@ -52,6 +52,10 @@ PUBLISHED = {
     ("POST", "/api/v1/notifications/{notification_id}/read"): "api_endpoints_notifications_read_notification",
     ("GET", "/api/v1/notifications/settings"): "api_endpoints_notifications_get_notification_settings",
     ("PUT", "/api/v1/notifications/settings"): "api_endpoints_notifications_put_notification_settings",
+    ("GET", "/api/v1/notifications/unread-count"): "api_endpoints_notifications_count_unread_notifications",
+    ("GET", "/api/v1/runs/{run_id}/follow"): "api_endpoints_follows_get_follow",
+    ("PUT", "/api/v1/runs/{run_id}/follow"): "api_endpoints_follows_follow_creation",
+    ("DELETE", "/api/v1/runs/{run_id}/follow"): "api_endpoints_follows_unfollow_creation",
 }
 
 

@@ -27,7 +27,7 @@ from api.models import StagedInput
 from api.v1 import api
 from creations.comments.models import Comment
 from creations.models import Creation, Run
-from creations.notifications.models import Notification, NotificationSetting
+from creations.notifications.models import Follow, Notification, NotificationSetting
 from creations.schedules.models import Schedule
 from creations.sharing.models import ShareLink
 from creations.webhooks.models import Webhook, WebhookDelivery
@@ -304,6 +304,33 @@ def own_notifications(answer_for_owner: Answer, otherwise: Answer) -> Rule:
         return answer_for_owner if who == OWNER else otherwise
 
     return rule
+
+
+def follow_creation(answer: Answer) -> Rule:
+    """Following a creation: for the workspace's members who see it (viewers too: they only listen);
+    an outsider who sees a public creation is refused, saying who may."""
+
+    def rule(who: str, visibility: str) -> Answer:
+        if who == ANONYMOUS:
+            return UNAUTHORIZED
+        if not sees(who, visibility):
+            return NOT_FOUND
+        return answer if who in MEMBERS else FORBIDDEN
+
+    return rule
+
+
+def _followed_by_everyone(world: World) -> None:
+    for person in world.people.values():
+        Follow.objects.get_or_create(user=person, creation=world.creation)
+
+
+def _followed(world: World) -> bool:
+    return Follow.objects.filter(creation=world.creation).exists()
+
+
+def _unfollowed(world: World) -> bool:
+    return Follow.objects.filter(creation=world.creation).count() < len(world.people)
 
 
 def _with_a_schedule(world: World) -> None:
@@ -584,6 +611,24 @@ ROWS = [
         changed=_schedule_cleared,
         prepare=_with_a_schedule,
     ),
+    Row(GET, "/api/v1/runs/{run_id}/follow", run_page, per_creation=True),
+    Row(
+        PUT,
+        "/api/v1/runs/{run_id}/follow",
+        follow_creation(Answer(200, changed=True)),
+        writes=True,
+        per_creation=True,
+        changed=_followed,
+    ),
+    Row(
+        DELETE,
+        "/api/v1/runs/{run_id}/follow",
+        follow_creation(Answer(204, changed=True)),
+        writes=True,
+        per_creation=True,
+        changed=_unfollowed,
+        prepare=_followed_by_everyone,
+    ),
     Row(GET, "/api/v1/runs/{run_id}/comments", comments_of_run, per_creation=True, mark=lambda w: COMMENT_TEXT),
     Row(
         POST,
@@ -623,6 +668,12 @@ ROWS = [
         own_notifications(Answer(200, changed=True), NOT_FOUND),
         writes=True,
         changed=_notification_read,
+    ),
+    Row(
+        GET,
+        "/api/v1/notifications/unread-count",
+        own_notifications(Answer(200, listed=True), Answer(200, listed=False)),
+        mark=lambda w: '"unread": 1',
     ),
     Row(GET, "/api/v1/notifications/settings", signed_in(Answer(200))),
     Row(

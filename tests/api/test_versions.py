@@ -14,6 +14,7 @@ from django.test.utils import CaptureQueriesContext
 from creations.models import Creation, Run, RunStatus
 from creations.runs.state import run_finish
 from tests.support.api import ApiClient, api_as
+from tests.support.artifacts import Output, add_artifact
 from tests.support.factories import ModelEndpointFactory, RunFactory
 from tests.support.fixtures.accounts import Team
 
@@ -167,3 +168,17 @@ def test_the_list_takes_as_many_queries_for_many_versions_as_for_two(team: Team)
     for _ in range(6):
         RunFactory.create(creation=v1.creation, parent=v1, instruction="b", started_by=team.owner)
     assert queries() == with_two
+
+
+def test_a_scheduled_refresh_that_changed_nothing_is_listed_as_unchanged(team: Team) -> None:
+    v1 = first_version(team)
+    add_artifact(v1, Output("report.md", b"# Week 1\n"))
+    same = RunFactory.create(creation=v1.creation, parent=v1, version=2, scheduled=True, finished=True)
+    add_artifact(same, Output("report.md", b"# Week 1\n"))
+    changed = RunFactory.create(creation=v1.creation, parent=same, version=3, scheduled=True, finished=True)
+    add_artifact(changed, Output("report.md", b"# Week 3\n"))
+    by_hand = RunFactory.create(creation=v1.creation, parent=changed, version=4, finished=True)
+    add_artifact(by_hand, Output("report.md", b"# Week 3\n"))  # the same files, but nobody's schedule made it
+
+    listed = api_as(team.viewer).get(f"/api/v1/runs/{v1.pk}/versions").json()["versions"]
+    assert [(v["version"], v["unchanged"]) for v in listed] == [(4, False), (3, False), (2, True), (1, False)]

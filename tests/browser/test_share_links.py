@@ -3,11 +3,15 @@ opens it in a fresh browser (no account, no login) and sees the files, a hostile
 contained as everywhere; the embed snippet pasted into another site shows the poster with its
 "Made with Atelier" link; and revoking the link turns it off for the stranger at once.
 
-And the conversation under a creation: a comment that mentions a colleague rings their bell, and
-opening the notification takes them to the comment and empties the bell.
+And the conversation under a creation: a comment that mentions a colleague rings the bell of the
+page they have open, without a reload, and opening the notification takes them to the comment and
+empties the bell.
+
+And work that goes out by itself: an admin adds a webhook to a receiver on loopback, sends a test
+and sees it delivered in the log; then sets a schedule on a creation and sees when it refreshes next.
 
 Screenshots: tests/screenshots/share-dialog.png, share-page.png, share-embedded.png, share-revoked.png,
-comment-mention.png, comment-mention-bell.png.
+comment-mention.png, comment-mention-bell.png, webhook-delivered.png, schedule-next.png.
 """
 
 from __future__ import annotations
@@ -18,12 +22,17 @@ import pytest
 from playwright.sync_api import Browser, expect
 
 from creations.comments.models import Comment
+from creations.schedules.models import Schedule
 from creations.sharing.models import ShareLink
+from creations.webhooks.models import DeliveryStatus, WebhookDelivery
+from creations.webhooks.signing import signature
 from tests.support.artifacts import Output, finished_run
 from tests.support.fixtures.accounts import PASSWORD, Team
 from tests.support.fixtures.browser import IMAGE_WIDTH, Web
 from tests.support.media_samples import hostile_html, png_bytes
 from tests.support.request_log import RequestLog
+from tests.support.webhook_receiver import WebhookReceiver
+from workspaces.models import ModelEndpoint
 
 pytestmark = [pytest.mark.browser, pytest.mark.services, pytest.mark.django_db(transaction=True)]
 
@@ -124,9 +133,10 @@ def test_a_mention_in_a_comment_rings_the_bell_of_the_one_mentioned(web: Web, te
         expect(comment.locator(".mention")).to_have_text(f"@{team.member.username}")
         web.shot(page, "comment-mention")
 
-        mentioned.reload()
+        # No reload: the colleague's open page hears of it by itself, and tells a screen reader politely.
         expect(bell).to_have_attribute("aria-label", "Notifications: 1 unread")
         expect(bell.locator("[data-role=bell-count]")).to_have_text("1")
+        expect(mentioned.locator("[data-role=bell-news][aria-live=polite]")).to_have_text("1 unread notification")
         bell.click()
         item = mentioned.locator("[data-role=notifications] li").first
         expect(item).to_contain_text(f"{team.owner.username} mentioned you on “Summer fair”")
@@ -137,3 +147,58 @@ def test_a_mention_in_a_comment_rings_the_bell_of_the_one_mentioned(web: Web, te
         expect(bell).to_have_attribute("aria-label", "Notifications")  # read now
     finally:
         colleague.close()
+
+
+def test_an_admin_adds_a_webhook_sends_a_test_and_schedules_a_creation(web: Web, team: Team) -> None:
+    run = finished_run(workspace=team.workspace, author=team.owner, brief="A weekly report", outputs=[])
+    endpoint = ModelEndpoint.objects.create(
+        workspace=team.workspace, name="team model", base_url="http://127.0.0.1:9/v1", model="m"
+    )
+    run.creation.title = "Weekly report"
+    run.creation.model_endpoint = endpoint  # schedules refresh with the team's own model, never the demo's
+    run.creation.save(update_fields=["title", "model_endpoint"])
+
+    page = web.page()
+    web.sign_in(page, team.owner.username, PASSWORD)
+    with WebhookReceiver([200]) as receiver:
+        page.goto(f"{web.platform}{team.workspace.get_absolute_url()}")
+        page.get_by_role("link", name="Webhooks", exact=True).click()
+        page.get_by_label("Receiver's address").fill(receiver.url)
+        page.get_by_label("Description").fill("team chat")
+        page.get_by_role("button", name="Add webhook").click()
+        secret = page.get_by_label("Signing secret").input_value()
+        assert secret.startswith("whsec_")
+        page.get_by_role("link", name="Its page: send a test, see the deliveries").click()
+        page.get_by_role("button", name="Send test").click()
+        expect(page.get_by_text("A test delivery is on its way")).to_be_visible()
+
+        (got,) = receiver.wait_for(1)  # the stack's worker sent it
+        timestamp = int(got.headers["Atelier-Webhook-Timestamp"])
+        assert got.headers["Atelier-Webhook-Signature"] == signature(secret=secret, timestamp=timestamp, body=got.body)
+        delivery = WebhookDelivery.objects.get()
+        while WebhookDelivery.objects.get(pk=delivery.pk).status == DeliveryStatus.PENDING:
+            page.wait_for_timeout(100)  # the worker records the answer just after the receiver has it
+        page.reload()
+        row = page.locator(f"[data-role=deliveries] tr[data-delivery='{delivery.pk}']")
+        expect(row).to_have_attribute("data-status", "delivered")
+        expect(row).to_contain_text("ping")
+        expect(row.locator(".attempts li")).to_have_count(1)
+        expect(row.locator(".attempts li")).to_contain_text("HTTP 200")
+        web.shot(page, "webhook-delivered")
+
+    page.goto(f"{web.platform}{run.creation.get_absolute_url()}")
+    page.get_by_role("link", name="Schedule", exact=True).click()
+    page.get_by_label("Weekly").check()
+    page.get_by_label("On:", exact=True).select_option(label="Wednesday")
+    page.get_by_label("At (UTC)").fill("07:30")
+    page.get_by_label("Standing instruction").fill("update the figures with this week's data")
+    page.get_by_role("button", name="Save schedule").click()
+    expect(page.get_by_text("Scheduled: the creation page says when it refreshes next.")).to_be_visible()
+    schedule = Schedule.objects.get(creation=run.creation)
+    following = schedule.next_run_at
+    assert (following.weekday(), following.hour, following.minute) == (2, 7, 30)
+    panel = page.locator("[data-role=schedule]")
+    expect(panel).to_have_attribute("data-paused", "false")
+    expect(panel).to_contain_text(f"next on {following.day} {following:%b %Y, %H:%M} UTC")
+    expect(panel).to_contain_text("update the figures with this week's data")
+    web.shot(page, "schedule-next", full_page=False)

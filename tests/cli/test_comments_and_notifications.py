@@ -8,12 +8,16 @@ import re
 
 import pytest
 
+from api.schemas.notifications import FollowOut, UnreadCountOut
+from atelier_cli.commands import notifications
 from creations.comments.models import Comment
-from creations.models import Run
-from creations.notifications.models import NotificationSetting
+from creations.models import Run, RunStatus
+from creations.notifications.models import Follow, NotificationSetting
+from creations.runs.state import run_finish
 from tests.cli.running import Atelier
 from tests.support.api import token_for
 from tests.support.artifacts import finished_run
+from tests.support.factories import RunFactory
 from tests.support.fixtures.accounts import Team
 
 pytestmark = pytest.mark.django_db
@@ -69,3 +73,34 @@ def test_switch_a_kind_of_email_off(atelier_on_platform: Atelier, team: Team) ->
     unknown = atelier_on_platform("notifications", "settings", "--email", "weather=off", token=member)
     assert unknown.status != 0
     assert "'weather' is not a kind of notification" in unknown.err
+
+
+def test_follow_a_creation_hear_of_its_next_run_and_unfollow(
+    atelier_on_platform: Atelier, team: Team, run: Run
+) -> None:
+    viewer = token_for(team.viewer)
+    followed = atelier_on_platform("notifications", "follow", str(run.pk), token=viewer)
+    assert followed.status == 0, followed.err
+    assert followed.out.strip() == (
+        f"You follow creation {run.creation_id}: you hear when its runs end and when it gets comments."
+    )
+    assert atelier_on_platform("notifications", "count", token=viewer).out.strip() == "0 unread notifications."
+
+    next_run = RunFactory.create(status=RunStatus.RUNNING, creation=run.creation, started_by=team.member, version=2)
+    assert run_finish(run_id=next_run.pk, status=RunStatus.SUCCEEDED, reason="The agent submitted its work.")
+    assert atelier_on_platform("notifications", "count", "--json", token=viewer).document() == {"unread": 1}
+    [told] = atelier_on_platform("notifications", "list", "--unread", "--json", token=viewer).document()
+    assert told["title"] == "“Fair poster” v2 finished"
+
+    unfollowed = atelier_on_platform("notifications", "unfollow", str(run.pk), "--json", token=viewer)
+    assert unfollowed.document() == {"creation_id": run.creation_id, "following": False}
+    assert not Follow.objects.exists()
+
+    refused = atelier_on_platform("notifications", "follow", str(run.pk), token=token_for(team.outsider))
+    assert refused.status != 0
+    assert "No such creation." in refused.err  # a workspace creation: outsiders are told it does not exist
+
+
+def test_the_client_checks_only_fields_the_api_sends() -> None:
+    assert set(notifications.Following.model_fields) <= set(FollowOut.model_fields)
+    assert set(notifications.Unread.model_fields) <= set(UnreadCountOut.model_fields)

@@ -114,6 +114,13 @@ def test_the_versions_table_marks_the_one_shown_and_where_each_came_from() -> No
     assert lines[3].endswith("(the brief)")
 
 
+def test_a_scheduled_refresh_that_changed_nothing_says_unchanged() -> None:
+    rows = [version(3, parent_version=2), version(2, instruction="update the figures", unchanged=True)]
+    lines = versions_table([Version.model_validate(row) for row in rows], width=100).splitlines()
+    assert lines[1].split()[:3] == ["v3", "43", "succeeded"]
+    assert lines[2].split()[:3] == ["v2", "42", "unchanged"]
+
+
 def test_a_persons_message_is_shown_as_the_agent_got_it() -> None:
     payload = {"step": 2, "author": "bob", "text": "Please sign it\nwith our team name."}
     validate_event("person_message", payload)

@@ -19,7 +19,9 @@ class Received:
 
 
 class WebhookReceiver:
-    def __init__(self, statuses: Sequence[int] = (200,)) -> None:
+    """`hold`: while it is clear, each delivery is kept (received, not answered), as a slow receiver does."""
+
+    def __init__(self, statuses: Sequence[int] = (200,), *, hold: threading.Event | None = None) -> None:
         self.received: list[Received] = []
         self.arrived = threading.Condition()
         receiver = self
@@ -31,6 +33,8 @@ class WebhookReceiver:
                     receiver.received.append(Received(dict(self.headers.items()), body, time.time()))
                     status = statuses[min(len(receiver.received), len(statuses)) - 1]
                     receiver.arrived.notify_all()
+                if hold is not None:
+                    hold.wait(timeout=30)
                 self.send_response(status)
                 self.send_header("Content-Length", "0")
                 self.end_headers()

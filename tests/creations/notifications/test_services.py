@@ -3,15 +3,22 @@ and person, as each person chose, and only about what they still see."""
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import Any
 
 import pytest
+from django.utils import timezone
 
 from creations.comments.services import comment_create
 from creations.models import Run, RunStatus, Visibility
 from creations.notifications.models import EmailStatus, Kind, Notification
 from creations.notifications.selectors import Choice, notifications_shown, unread_count
-from creations.notifications.services import follow_set, notification_settings_save, notifications_mark_all_read
+from creations.notifications.services import (
+    follow_set,
+    notification_settings_save,
+    notifications_mark_all_read,
+    notifications_prune_read,
+)
 from creations.runs.state import run_finish, run_mark_waiting
 from tests.support.factories import RunFactory
 from tests.support.fixtures.accounts import Team
@@ -139,3 +146,28 @@ def test_a_failing_listener_leaves_the_run_finished(team: Team, run: Run, monkey
     run.refresh_from_db()
     assert run.status == RunStatus.SUCCEEDED
     assert not Notification.objects.exists()
+
+
+def test_read_notifications_older_than_the_retention_are_pruned(team: Team, run: Run, settings: Any) -> None:
+    settings.NOTIFICATION_RETENTION_DAYS = 90
+    now = timezone.now()
+
+    def told(key: str, *, days_old: int, read: bool, email: str = EmailStatus.SENT) -> Notification:
+        made = Notification.objects.create(
+            recipient=team.member, kind=Kind.RUN_SUCCEEDED, event_key=key, title=key, email_status=email
+        )
+        Notification.objects.filter(pk=made.pk).update(
+            created_at=now - timedelta(days=days_old), read_at=now if read else None
+        )
+        return made
+
+    told("old and read", days_old=91, read=True)
+    told("old and read, no e-mail", days_old=200, read=True, email=EmailStatus.NOT_WANTED)
+    kept = [
+        told("old, unread", days_old=91, read=False),
+        told("recent and read", days_old=89, read=True),
+        told("old and read, its e-mail still owed", days_old=91, read=True, email=EmailStatus.PENDING),
+    ]
+    assert notifications_prune_read() == 2
+    assert set(Notification.objects.values_list("pk", flat=True)) == {n.pk for n in kept}
+    assert unread_count(team.member) == 1

@@ -4,6 +4,7 @@ budget pauses the schedule with its reason on the creation page, and what may be
 
 from __future__ import annotations
 
+import re
 from datetime import time, timedelta
 from typing import Any
 
@@ -69,6 +70,38 @@ def test_three_ticks_make_three_versions_and_the_identical_one_is_not_announced(
     schedule = Schedule.objects.get()
     assert schedule.next_run_at == MONDAY + timedelta(days=4, hours=1)
     assert schedule.last_run_at == MONDAY + timedelta(days=3, hours=1)
+
+
+def _version_items(page: str) -> dict[int, tuple[str, str]]:
+    """The creation page's versions list: each version's classes and what its entry says."""
+    items = re.findall(r'<li class="(version[^"]*)" data-version="(\d+)">(.*?)</li>', page, re.S)
+    return {int(number): (classes, " ".join(text.split())) for classes, number, text in items}
+
+
+def test_a_refresh_that_changed_nothing_is_marked_unchanged_in_the_versions_list(
+    team: Team, creation: Creation, django_capture_on_commit_callbacks: Any
+) -> None:
+    schedule_set(
+        creation=creation, user=team.member, cadence="daily", at=time(6, 0), instruction=INSTRUCTION, now=MONDAY
+    )
+    for day, files in enumerate([{"report.md": b"# Week 1\n"}, {"report.md": b"# Week 2\n"}], start=1):
+        (run,) = tick(MONDAY + timedelta(days=day, hours=1), django_capture_on_commit_callbacks)
+        with django_capture_on_commit_callbacks(execute=True):
+            ended(run, files)
+
+    browser = Client()
+    browser.login(username=team.viewer.username, password=PASSWORD)
+    versions = _version_items(browser.get(reverse("creation_detail", args=[creation.pk])).content.decode())
+    assert sorted(versions) == [1, 2, 3]
+    classes, said = versions[2]
+    assert "unchanged" in classes.split()
+    assert 'data-role="unchanged"' in said
+    assert "refreshed on bob's schedule · the same files as v1" in said
+    for version in (1, 3):
+        assert "unchanged" not in versions[version][0].split()
+        assert 'data-role="unchanged"' not in versions[version][1]
+    assert "Succeeded" in versions[3][1]
+    assert "refreshed on bob's schedule · from v2" in versions[3][1]
 
 
 def test_a_used_up_budget_pauses_the_schedule_with_its_reason_on_the_creation_page(
