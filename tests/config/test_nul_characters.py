@@ -56,6 +56,22 @@ def test_a_refine_a_fork_and_a_message_holding_nul_are_refused(team: Team) -> No
     assert not RunMessage.objects.exists()
 
 
+def test_a_title_or_brief_holding_half_a_character_is_refused_naming_the_field(team: Team) -> None:
+    """JSON may carry a lone UTF-16 surrogate (`\\ud800`): not text, and no database can store it."""
+    run = a_run(team)
+    client = api_as(team.member)
+    rename = client.post(f"/api/v1/runs/{run.pk}/rename", {"title": "Poster \ud800"})
+    submit = client.post(f"/api/v1/workspaces/{team.workspace.slug}/runs", {"brief": "a poster \udfff"})
+    for response, field in ((rename, "title"), (submit, "brief")):
+        assert response.status_code == 422, response.content
+        errors = response.json()["errors"]
+        assert [e["field"] for e in errors] == [field]
+        assert "lone surrogate" in errors[0]["message"]
+    run.creation.refresh_from_db()
+    assert run.creation.title != "Poster \ud800"
+    assert Creation.objects.count() == 1
+
+
 @pytest.mark.parametrize(
     "path",
     [
