@@ -74,7 +74,7 @@ def accuracy_chart(results: list[ModelResult]) -> AccuracyChart:
             low, high = result.interval if result.counted else (0.0, 0.0)
             shown = f"{percent(result.accuracy)}%" if result.counted else "no results yet"
             label = f"{model.model_name} · {result.mode}: {shown}" + (
-                f" (95% interval {percent(low)}\u2013{percent(high)}%), {result.correct} of {result.counted}"
+                f" (95% interval {percent(low)}% to {percent(high)}%), {result.correct} of {result.counted}"
                 if result.counted
                 else ""
             )
