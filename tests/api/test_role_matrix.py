@@ -26,6 +26,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from api.models import StagedInput
 from api.v1 import api
 from creations.comments.models import Comment
+from creations.evaluations.models import Evaluation, Suite
 from creations.models import Creation, Run
 from creations.notifications.models import Notification, NotificationSetting
 from creations.schedules.models import Schedule
@@ -581,6 +582,39 @@ ROWS = [
         changed=_schedule_cleared,
         prepare=_with_a_schedule,
     ),
+    # Evaluations: every member reads; those who may start runs upload suites and start evaluations;
+    # the world's evaluation is the member's, so the member, owners and admins cancel it.
+    Row(GET, "/api/v1/workspaces/{slug}/suites", members_only(Answer(200))),
+    Row(
+        POST,
+        "/api/v1/workspaces/{slug}/suites",
+        creators_only(Answer(422)),  # a CSV is no task file: refused, saying which line
+        body={"tasks": "suite.jsonl"},
+        multipart=True,
+        writes=True,
+        changed=lambda world: Suite.objects.count() > 1,
+    ),
+    Row(
+        POST,
+        "/api/v1/workspaces/{slug}/evaluations",
+        creators_only(Answer(201, changed=True)),
+        body=lambda world: {
+            "suite_id": world.evaluation.suite_id,
+            "model_endpoint_ids": [world.endpoint.pk],
+            "modes": "plain",
+        },
+        writes=True,
+        changed=lambda world: Evaluation.objects.count() > 1,
+    ),
+    Row(GET, "/api/v1/evaluations/{evaluation_id}", members_only(Answer(200))),
+    Row(GET, "/api/v1/evaluations/{evaluation_id}/results", members_only(Answer(200))),
+    Row(
+        POST,
+        "/api/v1/evaluations/{evaluation_id}/cancel",
+        creators_only(Answer(202, changed=True)),
+        writes=True,
+        changed=lambda world: Evaluation.objects.filter(pk=world.evaluation.pk, status="cancelled").exists(),
+    ),
     Row(GET, "/api/v1/runs/{run_id}/comments", comments_of_run, per_creation=True, mark=lambda w: COMMENT_TEXT),
     Row(
         POST,
@@ -643,6 +677,7 @@ ARGUMENTS: dict[tuple[str, str] | str, Callable[[World], Any]] = {
     ("webhooks", "webhook_id"): lambda w: w.webhook.pk,
     ("comments", "comment_id"): lambda w: w.comment.pk,
     ("notifications", "notification_id"): lambda w: w.notification.pk,
+    ("evaluations", "evaluation_id"): lambda w: w.evaluation.pk,
     "slug": lambda w: w.workspace.slug,
 }
 
