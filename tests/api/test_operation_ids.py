@@ -52,6 +52,12 @@ PUBLISHED = {
     ("POST", "/api/v1/notifications/{notification_id}/read"): "api_endpoints_notifications_read_notification",
     ("GET", "/api/v1/notifications/settings"): "api_endpoints_notifications_get_notification_settings",
     ("PUT", "/api/v1/notifications/settings"): "api_endpoints_notifications_put_notification_settings",
+    ("GET", "/api/v1/workspaces/{slug}/suites"): "api_endpoints_evaluations_list_suites",
+    ("POST", "/api/v1/workspaces/{slug}/suites"): "api_endpoints_evaluations_upload_suite",
+    ("POST", "/api/v1/workspaces/{slug}/evaluations"): "api_endpoints_evaluations_create_evaluation",
+    ("GET", "/api/v1/evaluations/{evaluation_id}"): "api_endpoints_evaluations_get_evaluation",
+    ("GET", "/api/v1/evaluations/{evaluation_id}/results"): "api_endpoints_evaluations_get_results",
+    ("POST", "/api/v1/evaluations/{evaluation_id}/cancel"): "api_endpoints_evaluations_cancel_evaluation",
 }
 
 
