@@ -160,7 +160,23 @@ def get_results(request: HttpRequest, evaluation_id: int) -> ResultsOut:
     return ResultsOut(
         evaluation=_evaluation_out(evaluation),
         models=models,
-        tasks=[TaskResultOut.from_orm(item) for item in evaluation_items(evaluation)],
+        tasks=[
+            TaskResultOut(
+                task_id=item.task.task_id,
+                model=item.model_name,
+                mode=item.mode,
+                status=item.status,
+                correct=item.correct,
+                answer=item.answer,
+                answer_from=item.answer_source,
+                read=item.read,
+                why=item.why,
+                tokens=item.tokens,
+                seconds=item.seconds,
+                run_id=item.run_id,
+            )
+            for item in evaluation_items(evaluation)
+        ],
     )
 
 

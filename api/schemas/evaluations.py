@@ -8,7 +8,7 @@ from typing import Literal
 from ninja import Field, Schema
 from pydantic import ConfigDict
 
-from creations.evaluations.models import EvaluationItem, Suite
+from creations.evaluations.models import Suite
 
 
 class SuiteOut(Schema):
@@ -80,18 +80,6 @@ class TaskResultOut(Schema):
     tokens: int
     seconds: float | None
     run_id: int | None
-
-    @staticmethod
-    def resolve_task_id(item: EvaluationItem) -> str:
-        return item.task.task_id
-
-    @staticmethod
-    def resolve_model(item: EvaluationItem) -> str:
-        return item.model_name
-
-    @staticmethod
-    def resolve_answer_from(item: EvaluationItem) -> str:
-        return item.answer_source
 
 
 class ResultsOut(Schema):

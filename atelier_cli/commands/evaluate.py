@@ -84,10 +84,16 @@ def _percent(value: float | None) -> str:
     return "—" if value is None else f"{100 * value:.1f}%"
 
 
+def _points(difference: float) -> str:
+    """Percentage points, signed: "+80.0 pts", "-10.0 pts", and "0.0 pts" for no difference."""
+    points = 100 * difference
+    return f"{points:+.1f} pts" if round(points, 1) else "0.0 pts"
+
+
 def results_table(results: EvaluationResults) -> str:
     rows = []
     for model in results.models:
-        difference = "—" if model.sandbox_minus_plain is None else f"{100 * model.sandbox_minus_plain:+.1f} pts"
+        difference = "—" if model.sandbox_minus_plain is None else _points(model.sandbox_minus_plain)
         for result in model.modes:
             interval = (
                 f"{_percent(result.ci95_low)} to {_percent(result.ci95_high)}" if result.ci95_low is not None else "—"
