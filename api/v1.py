@@ -21,6 +21,8 @@ from api.operations.comments import comment_router as comments_router
 from api.operations.comments import router as run_comments_router
 from api.operations.compare import router as compare_router
 from api.operations.creations import router as creations_router
+from api.operations.evaluations import router as evaluations_router
+from api.operations.evaluations import workspace_router as workspace_evaluations_router
 from api.operations.events import router as events_router
 from api.operations.follows import router as follows_router
 from api.operations.inputs import router as inputs_router
@@ -112,3 +114,5 @@ api.add_router("/runs", run_comments_router)
 api.add_router("/runs", follows_router)
 api.add_router("/comments", comments_router)
 api.add_router("/notifications", notifications_router)
+api.add_router("/workspaces", workspace_evaluations_router)
+api.add_router("/evaluations", evaluations_router)

@@ -114,7 +114,52 @@ class RunEvent(Answer):
     at: datetime | None = None
 
 
+class LanguageModel(Answer):
+    id: int | None  # None: the demo model
+    name: str
+    model: str
+
+
+class Suite(Answer):
+    id: int
+    name: str
+    task_count: int
+
+
+class Evaluation(Answer):
+    id: int
+    status: str
+    tasks_done: int
+    tasks_total: int
+
+
+class ModeResult(Answer):
+    mode: str
+    tasks_counted: int
+    correct: int
+    accuracy: float | None
+    ci95_low: float | None
+    ci95_high: float | None
+    mean_tokens: float | None
+    mean_seconds: float | None
+
+
+class ModelResult(Answer):
+    model: str
+    modes: list[ModeResult]
+    sandbox_minus_plain: float | None
+
+
+class EvaluationResults(Answer):
+    evaluation: Evaluation
+    models: list[ModelResult]
+
+
 WORKSPACES = TypeAdapter(list[Workspace])
+LANGUAGE_MODELS = TypeAdapter(list[LanguageModel])
+SUITE = TypeAdapter(Suite)
+EVALUATION = TypeAdapter(Evaluation)
+EVALUATION_RESULTS = TypeAdapter(EvaluationResults)
 RUN = TypeAdapter(Run)
 RUNS_PAGE = TypeAdapter(RunsPage)
 VERSIONS = TypeAdapter(Versions)

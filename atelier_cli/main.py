@@ -13,6 +13,7 @@ from atelier_cli.commands import (
     cancel,
     comments,
     create,
+    evaluate,
     follow,
     login,
     notifications,
@@ -42,6 +43,7 @@ COMMANDS = (
     schedule,
     comments,
     notifications,
+    evaluate,
 )
 EPILOG = (
     "Start with `atelier login`. `atelier COMMAND --help` explains each command. With --json, a command prints "

@@ -35,5 +35,6 @@ urlpatterns = [
     path("", include("creations.sharing.urls")),
     path("", include("creations.webhooks.urls")),
     path("", include("creations.schedules.urls")),
+    path("", include("creations.evaluations.urls")),
     path("", include("creations.notifications.urls")),
 ]

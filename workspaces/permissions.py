@@ -12,6 +12,11 @@ Webhooks (the workspace's receivers, told when its runs end) are set up by owner
 `may_manage_webhooks`. A creation refreshed on a schedule runs as the person who set it, so
 setting or clearing one is starting runs: `may_schedule_refreshes`.
 
+Evaluations (a suite of tasks run against the workspace's models) are read by every member,
+viewers too; uploading a suite or starting an evaluation starts runs, so it is for those who may
+start runs: `may_run_evaluations`. An evaluation is cancelled by the person who started it, or by
+owners and admins: `may_cancel_evaluation`.
+
 Comments under a creation are written by those who may start runs, and by viewers when their
 workspace allows it; each person edits their own, and owners and admins delete any:
 `may_comment`, `may_edit_comment`, `may_delete_comment`.
@@ -34,6 +39,8 @@ COMMENT_REFUSED = (
     "Only owners, admins and members of this workspace can comment here (viewers too, if its settings allow)."
 )
 EDIT_COMMENT_REFUSED = "You can edit only the comments you wrote."
+EVALUATE_REFUSED = "Only owners, admins and members of this workspace can upload suites and start evaluations."
+CANCEL_EVALUATION_REFUSED = "You can cancel the evaluations you started; owners and admins can cancel any."
 DELETE_COMMENT_REFUSED = "You can delete the comments you wrote; owners and admins can delete any."
 
 
@@ -120,3 +127,19 @@ def may_delete_comment(membership: Membership | None, *, author_id: int | None, 
     if membership is None:
         return False
     return membership.can_manage or (author_id is not None and author_id == user.pk)
+
+
+def may_run_evaluations(membership: Membership | None) -> bool:
+    """Whether a membership lets its person upload suites and start evaluations: each sandbox task
+    is a run in their name, so those who may start runs."""
+    return may_start_runs(membership)
+
+
+def may_cancel_evaluation(
+    membership: Membership | None, *, started_by_id: int | None, user: User | AnonymousUser
+) -> bool:
+    """The person who started it, while they may still start runs; owners and admins any."""
+    if not may_run_evaluations(membership):
+        return False
+    assert membership is not None
+    return membership.can_manage or (started_by_id is not None and started_by_id == user.pk)

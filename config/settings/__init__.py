@@ -28,5 +28,6 @@ from config.settings.agent import *  # noqa: F403
 from config.settings.api import *  # noqa: F403
 from config.settings.runs import *  # noqa: F403
 from config.settings.automation import *  # noqa: F403
+from config.settings.evaluations import *  # noqa: F403
 from config.settings.web import *  # noqa: F403
 from config.settings.checks import *  # noqa: F403

@@ -45,6 +45,7 @@ INSTALLED_APPS = [
     "creations.schedules",  # creations refreshed on a schedule by Celery beat
     "creations.comments",  # comments under a creation, with @mentions
     "creations.notifications",  # the bell, notification e-mails, following a creation
+    "creations.evaluations",  # suites of tasks run against the workspace's models, sandbox versus plain
     "ninja",
     "api",
     "config",  # its management command builds the deployment's images (config/platform_image.py)

@@ -56,6 +56,12 @@ PUBLISHED = {
     ("GET", "/api/v1/runs/{run_id}/follow"): "api_endpoints_follows_get_follow",
     ("PUT", "/api/v1/runs/{run_id}/follow"): "api_endpoints_follows_follow_creation",
     ("DELETE", "/api/v1/runs/{run_id}/follow"): "api_endpoints_follows_unfollow_creation",
+    ("GET", "/api/v1/workspaces/{slug}/suites"): "api_endpoints_evaluations_list_suites",
+    ("POST", "/api/v1/workspaces/{slug}/suites"): "api_endpoints_evaluations_upload_suite",
+    ("POST", "/api/v1/workspaces/{slug}/evaluations"): "api_endpoints_evaluations_create_evaluation",
+    ("GET", "/api/v1/evaluations/{evaluation_id}"): "api_endpoints_evaluations_get_evaluation",
+    ("GET", "/api/v1/evaluations/{evaluation_id}/results"): "api_endpoints_evaluations_get_results",
+    ("POST", "/api/v1/evaluations/{evaluation_id}/cancel"): "api_endpoints_evaluations_cancel_evaluation",
 }
 
 

@@ -26,6 +26,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from api.models import StagedInput
 from api.v1 import api
 from creations.comments.models import Comment
+from creations.evaluations.models import Evaluation, Suite
 from creations.models import Creation, Run
 from creations.notifications.models import Follow, Notification, NotificationSetting
 from creations.schedules.models import Schedule
@@ -368,6 +369,8 @@ def _scheduled(world: World) -> bool:
 
 def _schedule_cleared(world: World) -> bool:
     return not Schedule.objects.exists()
+
+
 def signed_in(answer: Answer) -> Rule:
     return lambda who, visibility: UNAUTHORIZED if who == ANONYMOUS else answer
 
@@ -553,12 +556,7 @@ ROWS = [
         per_creation=True,
         changed=_revoked,
     ),
-    Row(
-        GET,
-        "/api/v1/workspaces/{slug}/webhooks",
-        managers_only(Answer(200, listed=True)),
-        mark=lambda w: WEBHOOK_URL
-    ),
+    Row(GET, "/api/v1/workspaces/{slug}/webhooks", managers_only(Answer(200, listed=True)), mark=lambda w: WEBHOOK_URL),
     Row(
         POST,
         "/api/v1/workspaces/{slug}/webhooks",
@@ -574,21 +572,21 @@ ROWS = [
         managers_only(Answer(200, changed=True)),
         body={"is_active": False},
         writes=True,
-        changed=_webhook_off
+        changed=_webhook_off,
     ),
     Row(
         DELETE,
         "/api/v1/webhooks/{webhook_id}",
         managers_only(Answer(204, changed=True)),
         writes=True,
-        changed=_webhook_gone
+        changed=_webhook_gone,
     ),
     Row(
         POST,
         "/api/v1/webhooks/{webhook_id}/test",
         managers_only(Answer(202, changed=True)),
         writes=True,
-        changed=_test_sent
+        changed=_test_sent,
     ),
     Row(GET, "/api/v1/webhooks/{webhook_id}/deliveries", managers_only(Answer(200))),
     Row(GET, "/api/v1/runs/{run_id}/schedule", read_schedule, per_creation=True, prepare=_with_a_schedule),
@@ -628,6 +626,39 @@ ROWS = [
         per_creation=True,
         changed=_unfollowed,
         prepare=_followed_by_everyone,
+    ),
+    # Evaluations: every member reads; those who may start runs upload suites and start evaluations;
+    # the world's evaluation is the member's, so the member, owners and admins cancel it.
+    Row(GET, "/api/v1/workspaces/{slug}/suites", members_only(Answer(200))),
+    Row(
+        POST,
+        "/api/v1/workspaces/{slug}/suites",
+        creators_only(Answer(422)),  # a CSV is no task file: refused, saying which line
+        body={"tasks": "suite.jsonl"},
+        multipart=True,
+        writes=True,
+        changed=lambda world: Suite.objects.count() > 1,
+    ),
+    Row(
+        POST,
+        "/api/v1/workspaces/{slug}/evaluations",
+        creators_only(Answer(201, changed=True)),
+        body=lambda world: {
+            "suite_id": world.evaluation.suite_id,
+            "model_endpoint_ids": [world.endpoint.pk],
+            "modes": "plain",
+        },
+        writes=True,
+        changed=lambda world: Evaluation.objects.count() > 1,
+    ),
+    Row(GET, "/api/v1/evaluations/{evaluation_id}", members_only(Answer(200))),
+    Row(GET, "/api/v1/evaluations/{evaluation_id}/results", members_only(Answer(200))),
+    Row(
+        POST,
+        "/api/v1/evaluations/{evaluation_id}/cancel",
+        creators_only(Answer(202, changed=True)),
+        writes=True,
+        changed=lambda world: Evaluation.objects.filter(pk=world.evaluation.pk, status="cancelled").exists(),
     ),
     Row(GET, "/api/v1/runs/{run_id}/comments", comments_of_run, per_creation=True, mark=lambda w: COMMENT_TEXT),
     Row(
@@ -697,6 +728,7 @@ ARGUMENTS: dict[tuple[str, str] | str, Callable[[World], Any]] = {
     ("webhooks", "webhook_id"): lambda w: w.webhook.pk,
     ("comments", "comment_id"): lambda w: w.comment.pk,
     ("notifications", "notification_id"): lambda w: w.notification.pk,
+    ("evaluations", "evaluation_id"): lambda w: w.evaluation.pk,
     "slug": lambda w: w.workspace.slug,
 }
 

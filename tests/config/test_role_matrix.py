@@ -31,6 +31,7 @@ from django.urls import Resolver404, resolve, reverse
 
 from api.models import PersonalAccessToken
 from creations.comments.models import Comment
+from creations.evaluations.models import Evaluation, Suite
 from creations.models import Creation, Run, RunMessage
 from creations.notifications.models import Follow, Notification, NotificationSetting
 from creations.schedules.models import Schedule
@@ -577,6 +578,37 @@ ROWS = [
         {GET: POST_ONLY, POST: _clear_schedule},
         per_creation=True,
     ),
+    # Evaluations: every member reads them; those who may start runs upload suites and start
+    # evaluations (the other members are told who may); the world's evaluation is the member's, so
+    # the member, owners and admins cancel it.
+    Row("evaluations_list", {GET: members(MEMBERS, OK)}),
+    Row(
+        "suite_upload",
+        # A POST with no task file: the form says what is missing.
+        {GET: members(CREATORS, OK, otherwise=refused(403)), POST: members(CREATORS, refused(400), refused(403))},
+        data={"name": "A suite"},
+        changed=lambda w, actor: Suite.objects.filter(name="A suite").exists(),
+    ),
+    Row(
+        "suite_samples_add",
+        {GET: POST_ONLY, POST: members(CREATORS, done(to="evaluations_list"), otherwise=FORBIDDEN)},
+        changed=lambda w, actor: Suite.objects.filter(is_sample=True).exists(),
+    ),
+    Row(
+        "evaluation_new",
+        # The demo model is refused, saying why.
+        {GET: members(CREATORS, OK, otherwise=refused(403)), POST: members(CREATORS, refused(400), refused(403))},
+        data={"models": "demo", "modes": "both"},
+        changed=lambda w, actor: Evaluation.objects.count() > 1,
+    ),
+    Row("evaluation_detail", {GET: members(MEMBERS, OK)}),
+    Row(
+        "evaluation_cancel",
+        {GET: POST_ONLY, POST: members(CREATORS, done(to="evaluation_detail"), otherwise=FORBIDDEN)},
+        changed=lambda w, actor: Evaluation.objects.filter(pk=w.evaluation.pk, status="cancelled").exists(),
+    ),
+    Row("evaluation_results_csv", {GET: members(MEMBERS, OK)}),
+    Row("evaluation_answers_csv", {GET: members(MEMBERS, OK)}),
 ]
 
 # Cases where the platform contradicts the rule above: each must fail until it is fixed.

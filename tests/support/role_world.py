@@ -27,6 +27,7 @@ from api.tokens import token_create
 from creations.artifacts.origin import DERIVED_PREFIX, derived_sign, grant_sign
 from creations.comments.models import Comment
 from creations.comments.services import comment_create
+from creations.evaluations.models import Evaluation, Suite, SuiteTask
 from creations.events.store import store_events
 from creations.models import Artifact, Creation, Run, RunEvent, RunStatus, Visibility
 from creations.notifications.models import Kind, Notification
@@ -73,6 +74,7 @@ class World:
     webhook: Webhook  # the workspace's one webhook, added by its owner
     comment: Comment  # the member's comment on the creation, mentioning the owner
     notification: Notification  # the owner's: the member mentioned them
+    evaluation: Evaluation  # the member's evaluation of a one-task suite, still running (nothing in flight)
 
 
 CALL = {"step": 1, "call_id": "c1", "name": "execute_bash", "arguments": {"command": "ls"}}
@@ -138,7 +140,14 @@ def build_world(visibility: str) -> World:
         ),
         comment=comment,
         notification=Notification.objects.get(recipient=owner, kind=Kind.MENTION),
+        evaluation=_evaluation(workspace, people[MEMBER]),
     )
+
+
+def _evaluation(workspace: Workspace, member: User) -> Evaluation:
+    suite = Suite.objects.create(workspace=workspace, name="Role matrix suite", uploaded_by=member, task_count=1)
+    SuiteTask.objects.create(suite=suite, position=1, task_id="t1", prompt="2+2?", rule="number", expected="4")
+    return Evaluation.objects.create(workspace=workspace, suite=suite, started_by=member, modes="plain")
 
 
 def _comment_while_visible(creation: Creation, author: User, *, text: str) -> Comment:
@@ -202,6 +211,7 @@ ARGUMENTS: dict[tuple[str, str] | str, Argument] = {
     ("webhooks", "pk"): lambda w, actor, target: w.webhook.pk,
     ("comments", "pk"): lambda w, actor, target: w.comment.pk,
     ("notifications", "pk"): lambda w, actor, target: w.notification.pk,
+    ("evaluations", "pk"): lambda w, actor, target: w.evaluation.pk,
     # The share link's own address on the artifact origin, and its embed of the world's artifact.
     ("s", "token"): lambda w, actor, target: w.share_token,
     ("embed", "artifact_id"): lambda w, actor, target: w.artifact.pk,
