@@ -185,6 +185,7 @@ def main() -> None:
     print(f"written to {RESULTS.relative_to(ROOT)}")
 
 
+
 def queue_5000() -> dict[str, Any]:
     """The admission query's time with 5,000 runs queued, now and as it was (BASELINE_QUERY)."""
     from django.contrib.auth.models import User

@@ -252,9 +252,7 @@ def main() -> None:
         "requests_per_page": args.requests,
         "results": results,
         "meets_target": all(
-            page["p95_ms"] <= TARGET_P95_MS
-            for size, measured in results.items()
-            for page in measured.values()
+            page["p95_ms"] <= TARGET_P95_MS for size, measured in results.items() for page in measured.values()
             if not size.startswith("a run of")
         ),
         "many_files_target": {"ms": MANY_FILES_TARGET_MS, "kb": MANY_FILES_TARGET_KB},

@@ -176,15 +176,7 @@ def html():
     screenshot = out("snapshot.tmp.png")
     profile = out("chromium-profile.tmp")
     try:
-        run(
-            [
-                "chromium",
-                *CHROMIUM_FLAGS,
-                f"--user-data-dir={profile}",
-                f"--screenshot={screenshot}",
-                f"file://{SOURCE}",
-            ]
-        )
+        run(["chromium", *CHROMIUM_FLAGS, f"--user-data-dir={profile}", f"--screenshot={screenshot}", f"file://{SOURCE}"])
     finally:
         shutil.rmtree(profile, ignore_errors=True)
     save_preview(screenshot)

@@ -43,7 +43,7 @@ def text_as_html(text: str, mentioned: Iterable[str]) -> SafeString:
         typed = match.group(1)
         for name in (typed, typed.rstrip(TRAILING_PUNCTUATION)):
             if name.lower() in names:
-                return f'<span class="mention">@{name}</span>{typed[len(name) :]}'
+                return f'<span class="mention">@{name}</span>{typed[len(name):]}'
         return match.group(0)
 
     # Escaping leaves usernames' characters alone, so mentions are found in the escaped text.

@@ -33,7 +33,9 @@ class ShownComment:
     may_delete: bool
 
 
-def comments_shown(*, creation: Creation, user: User | AnonymousUser, membership: Membership) -> list[ShownComment]:
+def comments_shown(
+    *, creation: Creation, user: User | AnonymousUser, membership: Membership
+) -> list[ShownComment]:
     """The creation's comments with their text as HTML and what this member may do with each."""
     return [
         ShownComment(

@@ -4,14 +4,15 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
+
     dependencies = [
-        ("creations", "0008_artifact_sha256"),
+        ('creations', '0008_artifact_sha256'),
     ]
 
     operations = [
         migrations.AddField(
-            model_name="run",
-            name="sandbox_host",
+            model_name='run',
+            name='sandbox_host',
             field=models.CharField(blank=True, max_length=63),
         ),
     ]

@@ -14,9 +14,7 @@ def number_versions(apps, schema_editor):
     for creation in Creation.objects.all().iterator():
         runs = list(Run.objects.filter(creation=creation).order_by("created_at", "pk"))
         for number, run in enumerate(runs, start=1):
-            Run.objects.filter(pk=run.pk).update(
-                version=number, summary=run.reason if run.status == "succeeded" else ""
-            )
+            Run.objects.filter(pk=run.pk).update(version=number, summary=run.reason if run.status == "succeeded" else "")
         succeeded = [run for run in runs if run.status == "succeeded"]
         shown = (succeeded or runs or [None])[-1]
         if shown is not None:
@@ -24,123 +22,102 @@ def number_versions(apps, schema_editor):
 
 
 class Migration(migrations.Migration):
+
     dependencies = [
-        ("creations", "0009_run_sandbox_host"),
-        ("workspaces", "0005_workspace_quotas"),
+        ('creations', '0009_run_sandbox_host'),
+        ('workspaces', '0005_workspace_quotas'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name="RunMessage",
+            name='RunMessage',
             fields=[
-                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
-                ("author_name", models.CharField(max_length=150)),
-                ("text", models.TextField()),
-                ("created_at", models.DateTimeField(auto_now_add=True)),
-                ("delivered_at", models.DateTimeField(blank=True, null=True)),
+                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
+                ('author_name', models.CharField(max_length=150)),
+                ('text', models.TextField()),
+                ('created_at', models.DateTimeField(auto_now_add=True)),
+                ('delivered_at', models.DateTimeField(blank=True, null=True)),
             ],
             options={
-                "ordering": ["run", "created_at", "pk"],
+                'ordering': ['run', 'created_at', 'pk'],
             },
         ),
         migrations.CreateModel(
-            name="RunSnapshot",
+            name='RunSnapshot',
             fields=[
-                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
-                ("file", models.FileField(max_length=300, upload_to=creations.models.snapshot_upload_to)),
-                ("size", models.PositiveBigIntegerField()),
-                ("left_out", models.TextField(blank=True)),
-                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
+                ('file', models.FileField(max_length=300, upload_to=creations.models.snapshot_upload_to)),
+                ('size', models.PositiveBigIntegerField()),
+                ('left_out', models.TextField(blank=True)),
+                ('created_at', models.DateTimeField(auto_now_add=True)),
             ],
         ),
         migrations.AddField(
-            model_name="creation",
-            name="shown_run",
-            field=models.ForeignKey(
-                blank=True,
-                null=True,
-                on_delete=django.db.models.deletion.SET_NULL,
-                related_name="+",
-                to="creations.run",
-            ),
+            model_name='creation',
+            name='shown_run',
+            field=models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to='creations.run'),
         ),
         migrations.AddField(
-            model_name="run",
-            name="instruction",
+            model_name='run',
+            name='instruction',
             field=models.TextField(blank=True),
         ),
         migrations.AddField(
-            model_name="run",
-            name="parent",
-            field=models.ForeignKey(
-                blank=True,
-                null=True,
-                on_delete=django.db.models.deletion.SET_NULL,
-                related_name="children",
-                to="creations.run",
-            ),
+            model_name='run',
+            name='parent',
+            field=models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='children', to='creations.run'),
         ),
         migrations.AddField(
-            model_name="run",
-            name="summary",
+            model_name='run',
+            name='summary',
             field=models.TextField(blank=True),
         ),
         migrations.AddField(
-            model_name="run",
-            name="version",
+            model_name='run',
+            name='version',
             field=models.PositiveIntegerField(null=True),
         ),
         migrations.RunPython(number_versions, migrations.RunPython.noop),
         migrations.AlterField(
-            model_name="run",
-            name="version",
+            model_name='run',
+            name='version',
             field=models.PositiveIntegerField(),
         ),
         migrations.AddConstraint(
-            model_name="run",
-            constraint=models.UniqueConstraint(fields=("creation", "version"), name="run_unique_version_per_creation"),
+            model_name='run',
+            constraint=models.UniqueConstraint(fields=('creation', 'version'), name='run_unique_version_per_creation'),
         ),
         migrations.AddConstraint(
-            model_name="run",
-            constraint=models.CheckConstraint(condition=models.Q(("version__gte", 1)), name="run_version_positive"),
+            model_name='run',
+            constraint=models.CheckConstraint(condition=models.Q(('version__gte', 1)), name='run_version_positive'),
         ),
         migrations.AddField(
-            model_name="runmessage",
-            name="author",
-            field=models.ForeignKey(
-                null=True, on_delete=django.db.models.deletion.SET_NULL, related_name="+", to=settings.AUTH_USER_MODEL
-            ),
+            model_name='runmessage',
+            name='author',
+            field=models.ForeignKey(null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL),
         ),
         migrations.AddField(
-            model_name="runmessage",
-            name="run",
-            field=models.ForeignKey(
-                on_delete=django.db.models.deletion.CASCADE, related_name="messages", to="creations.run"
-            ),
+            model_name='runmessage',
+            name='run',
+            field=models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='messages', to='creations.run'),
         ),
         migrations.AddField(
-            model_name="runsnapshot",
-            name="run",
-            field=models.OneToOneField(
-                on_delete=django.db.models.deletion.CASCADE, related_name="snapshot", to="creations.run"
-            ),
+            model_name='runsnapshot',
+            name='run',
+            field=models.OneToOneField(on_delete=django.db.models.deletion.CASCADE, related_name='snapshot', to='creations.run'),
         ),
         migrations.AddField(
-            model_name="runsnapshot",
-            name="workspace",
-            field=models.ForeignKey(
-                on_delete=django.db.models.deletion.CASCADE, related_name="+", to="workspaces.workspace"
-            ),
+            model_name='runsnapshot',
+            name='workspace',
+            field=models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='workspaces.workspace'),
         ),
         migrations.AddIndex(
-            model_name="runmessage",
-            index=models.Index(fields=["run", "delivered_at"], name="run_message_pending"),
+            model_name='runmessage',
+            index=models.Index(fields=['run', 'delivered_at'], name='run_message_pending'),
         ),
         migrations.AddConstraint(
-            model_name="runmessage",
-            constraint=models.CheckConstraint(
-                condition=models.Q(("text", ""), _negated=True), name="run_message_text_not_empty"
-            ),
+            model_name='runmessage',
+            constraint=models.CheckConstraint(condition=models.Q(('text', ''), _negated=True), name='run_message_text_not_empty'),
         ),
     ]

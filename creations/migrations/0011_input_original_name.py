@@ -4,14 +4,15 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
+
     dependencies = [
-        ("creations", "0010_versions_snapshots_messages"),
+        ('creations', '0010_versions_snapshots_messages'),
     ]
 
     operations = [
         migrations.AddField(
-            model_name="inputfile",
-            name="original_name",
+            model_name='inputfile',
+            name='original_name',
             field=models.CharField(blank=True, max_length=255),
         ),
     ]

@@ -43,26 +43,25 @@ def count_stored_bytes(apps, schema_editor):
 
 
 class Migration(migrations.Migration):
+
     dependencies = [
-        ("creations", "0010_versions_snapshots_messages"),
+        ('creations', '0010_versions_snapshots_messages'),
     ]
 
     operations = [
         migrations.AddField(
-            model_name="artifact",
-            name="derived_bytes",
+            model_name='artifact',
+            name='derived_bytes',
             field=models.PositiveBigIntegerField(default=0),
         ),
         migrations.AddField(
-            model_name="run",
-            name="event_file_bytes",
+            model_name='run',
+            name='event_file_bytes',
             field=models.PositiveBigIntegerField(default=0),
         ),
         migrations.AddIndex(
-            model_name="run",
-            index=models.Index(
-                condition=models.Q(("event_file_bytes__gt", 0)), fields=["creation"], name="run_event_files"
-            ),
+            model_name='run',
+            index=models.Index(condition=models.Q(('event_file_bytes__gt', 0)), fields=['creation'], name='run_event_files'),
         ),
         migrations.RunPython(count_stored_bytes, migrations.RunPython.noop),
     ]

@@ -5,16 +5,15 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
+
     dependencies = [
-        ("creations", "0011_stored_file_bytes"),
+        ('creations', '0011_stored_file_bytes'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.AddIndex(
-            model_name="run",
-            index=models.Index(
-                condition=models.Q(("status", "queued")), fields=["creation", "created_at"], name="run_queued"
-            ),
+            model_name='run',
+            index=models.Index(condition=models.Q(('status', 'queued')), fields=['creation', 'created_at'], name='run_queued'),
         ),
     ]

@@ -4,9 +4,11 @@ from django.db import migrations
 
 
 class Migration(migrations.Migration):
+
     dependencies = [
-        ("creations", "0011_input_original_name"),
-        ("creations", "0012_run_queued_index"),
+        ('creations', '0011_input_original_name'),
+        ('creations', '0012_run_queued_index'),
     ]
 
-    operations = []
+    operations = [
+    ]

@@ -4,14 +4,15 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
+
     dependencies = [
-        ("creations", "0013_merge_0011_input_original_name_0012_run_queued_index"),
+        ('creations', '0013_merge_0011_input_original_name_0012_run_queued_index'),
     ]
 
     operations = [
         migrations.AddField(
-            model_name="creation",
-            name="view_count",
+            model_name='creation',
+            name='view_count',
             field=models.PositiveBigIntegerField(default=0),
         ),
     ]

@@ -4,9 +4,11 @@ from django.db import migrations
 
 
 class Migration(migrations.Migration):
+
     dependencies = [
-        ("creations", "0014_creation_view_count"),
-        ("creations", "0014_run_workspace"),
+        ('creations', '0014_creation_view_count'),
+        ('creations', '0014_run_workspace'),
     ]
 
-    operations = []
+    operations = [
+    ]

@@ -4,9 +4,11 @@ from django.db import migrations
 
 
 class Migration(migrations.Migration):
+
     dependencies = [
-        ("creations", "0014_artifact_pages_alt_text_and_captions"),
-        ("creations", "0015_merge_0014_creation_view_count_0014_run_workspace"),
+        ('creations', '0014_artifact_pages_alt_text_and_captions'),
+        ('creations', '0015_merge_0014_creation_view_count_0014_run_workspace'),
     ]
 
-    operations = []
+    operations = [
+    ]

@@ -4,14 +4,15 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
+
     dependencies = [
-        ("creations", "0016_merge_artifact_pages_view_counts_run_workspace"),
+        ('creations', '0016_merge_artifact_pages_view_counts_run_workspace'),
     ]
 
     operations = [
         migrations.AddField(
-            model_name="run",
-            name="scheduled",
+            model_name='run',
+            name='scheduled',
             field=models.BooleanField(default=False),
         ),
     ]

@@ -34,7 +34,6 @@ from creations.runs.state import run_finish, run_mark_requeued, runs_note_admiss
 
 log = logging.getLogger(__name__)
 
-
 def worker_lost_reason(host: str) -> str:
     """Why a run whose worker stopped beating ended, naming its host when known:
     with several worker hosts, the one that went down is what an operator looks for."""

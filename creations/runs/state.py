@@ -166,7 +166,9 @@ def _show_if_better(*, run_id: int, status: RunStatus) -> None:
 
 def creation_show_version(*, creation_id: int, run_id: int) -> bool:
     """Make a version of the creation the one its gallery shows (a restore); False if it is not one of its runs."""
-    return bool(Creation.objects.filter(pk=creation_id, runs__pk=run_id).update(shown_run_id=run_id))
+    return bool(
+        Creation.objects.filter(pk=creation_id, runs__pk=run_id).update(shown_run_id=run_id)
+    )
 
 
 def _wake_if_a_slot_freed(run: Run) -> None:

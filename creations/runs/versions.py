@@ -29,7 +29,9 @@ def run_continuation(run: Run, *, left_out: str = "") -> Continuation | None:
         return None
     lineage = version_lineage(run)
     brief = run.creation.brief
-    earlier = [EarlierVersion(request=version.instruction or brief, summary=version.summary) for version in lineage]
+    earlier = [
+        EarlierVersion(request=version.instruction or brief, summary=version.summary) for version in lineage
+    ]
     if not earlier or lineage[0].instruction:
         earlier.insert(0, EarlierVersion(request=brief, summary=""))
     return Continuation(

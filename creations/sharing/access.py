@@ -72,7 +72,9 @@ def share_link_for_member_or_404(*, pk: int, user: AnyUser) -> LinkViewing:
     for owners and admins, any link of their workspace. Whether they may really revoke it is
     `may_revoke_share_link`'s answer, in the service. Others are told it does not exist."""
     link = (
-        ShareLink.objects.select_related("creation__workspace", "run", "created_by", "revoked_by").filter(pk=pk).first()
+        ShareLink.objects.select_related("creation__workspace", "run", "created_by", "revoked_by")
+        .filter(pk=pk)
+        .first()
     )
     membership = membership_get(workspace=link.workspace_id, user=user) if link is not None else None
     if link is None or membership is None:

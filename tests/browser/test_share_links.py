@@ -27,7 +27,6 @@ from tests.support.request_log import RequestLog
 
 pytestmark = [pytest.mark.browser, pytest.mark.services, pytest.mark.django_db(transaction=True)]
 
-
 def test_a_stranger_opens_a_shared_creation_and_another_site_embeds_it(web: Web, team: Team, browser: Browser) -> None:
     run = finished_run(
         workspace=team.workspace,
@@ -98,7 +97,9 @@ def test_a_stranger_opens_a_shared_creation_and_another_site_embeds_it(web: Web,
 
 
 def test_a_mention_in_a_comment_rings_the_bell_of_the_one_mentioned(web: Web, team: Team, browser: Browser) -> None:
-    run = finished_run(workspace=team.workspace, author=team.member, brief="A poster for the summer fair", outputs=[])
+    run = finished_run(
+        workspace=team.workspace, author=team.member, brief="A poster for the summer fair", outputs=[]
+    )
     run.creation.title = "Summer fair"
     run.creation.save(update_fields=["title"])
     creation_url = f"{web.platform}{run.creation.get_absolute_url()}"

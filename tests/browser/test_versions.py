@@ -27,9 +27,9 @@ MAKE_POSTER = (
     "mkdir -p /testbed/work /testbed/output && cat > /testbed/work/make_poster.py <<'PY'\n"
     "import cairosvg\n"
     "SIZE = 40\n"
-    'svg = (\'<svg xmlns="http://www.w3.org/2000/svg" width="400" height="300">\'\n'
-    '       \'<rect width="400" height="300" fill="white"/>\'\n'
-    '       f\'<text x="20" y="120" font-size="{SIZE}" font-family="DejaVu Sans">Summer fair</text></svg>\')\n'
+    "svg = ('<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"400\" height=\"300\">'\n"
+    "       '<rect width=\"400\" height=\"300\" fill=\"white\"/>'\n"
+    "       f'<text x=\"20\" y=\"120\" font-size=\"{SIZE}\" font-family=\"DejaVu Sans\">Summer fair</text></svg>')\n"
     "open('/testbed/output/poster.svg', 'w').write(svg)\n"
     "cairosvg.svg2png(bytestring=svg.encode(), write_to='/testbed/output/poster.png')\n"
     "PY\n"

@@ -124,7 +124,9 @@ def test_a_worker_stopping_cleanly_withdraws_at_once(client: Client, platform_on
     assert client.get("/healthz/workers").status_code == 503
 
 
-def test_workers_are_unknown_not_a_crash_when_redis_is_away(client: Client, point_at: Callable[[str], None]) -> None:
+def test_workers_are_unknown_not_a_crash_when_redis_is_away(
+    client: Client, point_at: Callable[[str], None]
+) -> None:
     point_at(f"redis://127.0.0.1:{free_port()}/0")
     response = client.get("/healthz/workers")
     assert response.status_code == 503

@@ -33,9 +33,9 @@ BRIEF = "a poster for the summer fair"
 MAKE_POSTER = (
     "mkdir -p /testbed/work /testbed/output && cat > /testbed/work/make_poster.py <<'PY'\n"
     "SIZE = 40\n"
-    'svg = (\'<svg xmlns="http://www.w3.org/2000/svg" width="400" height="300">\'\n'
-    '       \'<rect width="400" height="300" fill="white"/>\'\n'
-    '       f\'<text x="20" y="80" font-size="{SIZE}">Summer fair</text></svg>\')\n'
+    "svg = ('<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"400\" height=\"300\">'\n"
+    "       '<rect width=\"400\" height=\"300\" fill=\"white\"/>'\n"
+    "       f'<text x=\"20\" y=\"80\" font-size=\"{SIZE}\">Summer fair</text></svg>')\n"
     "open('/testbed/output/poster.svg', 'w').write(svg)\n"
     "PY\n"
     "python3 /testbed/work/make_poster.py && echo V1-TOOL-OUTPUT-MARKER"

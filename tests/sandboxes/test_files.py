@@ -74,7 +74,7 @@ def test_a_tree_of_directories_and_links_stops_at_a_cap_without_listing_every_na
     # One process makes the tree: 600 `mkdir`s and `ln`s, each a process of its own, took ~30 s under gVisor.
     result = sandbox.run_command(
         "cd /testbed/output && echo kept > a.txt && python3 -c 'import os\n"
-        'for i in range(1, 301): os.mkdir(f"d{i}"); os.symlink("/etc/passwd", f"l{i}")\'',
+        "for i in range(1, 301): os.mkdir(f\"d{i}\"); os.symlink(\"/etc/passwd\", f\"l{i}\")'",
         timeout=120,
     )
     assert result.exit_code == 0, result.output
@@ -90,7 +90,7 @@ def test_a_tree_of_directories_and_links_stops_at_a_cap_without_listing_every_na
 def test_past_the_file_cap_the_top_of_output_is_kept_and_what_was_left_out_is_counted(sandbox, tmp_path):
     """20,000 files in a subfolder and one at the top: the top one is kept, and the rest is counted and named."""
     result = sandbox.run_command(
-        'cd /testbed/output && mkdir many && python3 -c \'for i in range(20000): open(f"many/f{i:05}.txt", "w")\''
+        "cd /testbed/output && mkdir many && python3 -c 'for i in range(20000): open(f\"many/f{i:05}.txt\", \"w\")'"
         " && echo summary > top.txt",
         timeout=120,
     )

@@ -19,62 +19,44 @@ def fill_key_hints(apps, schema_editor):
 
 
 class Migration(migrations.Migration):
+
     dependencies = [
-        ("workspaces", "0003_invitation"),
+        ('workspaces', '0003_invitation'),
     ]
 
     operations = [
         migrations.RemoveConstraint(
-            model_name="modelendpoint",
-            name="model_endpoint_unique_name_per_workspace",
+            model_name='modelendpoint',
+            name='model_endpoint_unique_name_per_workspace',
         ),
         migrations.AddField(
-            model_name="modelendpoint",
-            name="api_key_hint",
+            model_name='modelendpoint',
+            name='api_key_hint',
             field=models.CharField(blank=True, help_text="The key's last four characters.", max_length=4),
         ),
         migrations.AddField(
-            model_name="modelendpoint",
-            name="check_message",
+            model_name='modelendpoint',
+            name='check_message',
             field=models.CharField(blank=True, max_length=500),
         ),
         migrations.AddField(
-            model_name="modelendpoint",
-            name="check_verdict",
-            field=models.CharField(
-                blank=True,
-                choices=[
-                    ("works", "Works"),
-                    ("wrong_key", "Wrong key"),
-                    ("unknown_model", "Unknown model"),
-                    ("no_tools", "No tool calling"),
-                    ("unreachable", "Unreachable"),
-                    ("tls_error", "TLS error"),
-                    ("timeout", "Timed out"),
-                    ("refused_address", "Address not allowed"),
-                    ("rejected", "Request rejected"),
-                    ("server_error", "Endpoint error"),
-                ],
-                max_length=20,
-            ),
+            model_name='modelendpoint',
+            name='check_verdict',
+            field=models.CharField(blank=True, choices=[('works', 'Works'), ('wrong_key', 'Wrong key'), ('unknown_model', 'Unknown model'), ('no_tools', 'No tool calling'), ('unreachable', 'Unreachable'), ('tls_error', 'TLS error'), ('timeout', 'Timed out'), ('refused_address', 'Address not allowed'), ('rejected', 'Request rejected'), ('server_error', 'Endpoint error')], max_length=20),
         ),
         migrations.AddField(
-            model_name="modelendpoint",
-            name="checked_at",
+            model_name='modelendpoint',
+            name='checked_at',
             field=models.DateTimeField(blank=True, null=True),
         ),
         migrations.AddField(
-            model_name="modelendpoint",
-            name="retired_at",
+            model_name='modelendpoint',
+            name='retired_at',
             field=models.DateTimeField(blank=True, null=True),
         ),
         migrations.AddConstraint(
-            model_name="modelendpoint",
-            constraint=models.UniqueConstraint(
-                condition=models.Q(("retired_at__isnull", True)),
-                fields=("workspace", "name"),
-                name="model_endpoint_unique_name_per_workspace",
-            ),
+            model_name='modelendpoint',
+            constraint=models.UniqueConstraint(condition=models.Q(('retired_at__isnull', True)), fields=('workspace', 'name'), name='model_endpoint_unique_name_per_workspace'),
         ),
         migrations.RunPython(fill_key_hints, migrations.RunPython.noop),
     ]

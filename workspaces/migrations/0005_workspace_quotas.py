@@ -6,47 +6,35 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
+
     dependencies = [
-        ("workspaces", "0004_endpoint_key_hint_retirement_and_check"),
+        ('workspaces', '0004_endpoint_key_hint_retirement_and_check'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.AddField(
-            model_name="workspace",
-            name="quota_concurrent_runs",
-            field=models.PositiveIntegerField(
-                default=workspaces.models.default_quota_concurrent_runs,
-                help_text="Runs at once; more wait in the queue.",
-            ),
+            model_name='workspace',
+            name='quota_concurrent_runs',
+            field=models.PositiveIntegerField(default=workspaces.models.default_quota_concurrent_runs, help_text='Runs at once; more wait in the queue.'),
         ),
         migrations.AddField(
-            model_name="workspace",
-            name="quota_month_sandbox_seconds",
-            field=models.PositiveBigIntegerField(
-                default=workspaces.models.default_quota_month_sandbox_seconds,
-                help_text="Sandbox time per calendar month (UTC), in seconds.",
-            ),
+            model_name='workspace',
+            name='quota_month_sandbox_seconds',
+            field=models.PositiveBigIntegerField(default=workspaces.models.default_quota_month_sandbox_seconds, help_text='Sandbox time per calendar month (UTC), in seconds.'),
         ),
         migrations.AddField(
-            model_name="workspace",
-            name="quota_month_tokens",
-            field=models.PositiveBigIntegerField(
-                default=workspaces.models.default_quota_month_tokens,
-                help_text="Model tokens (prompt + completion) per calendar month (UTC).",
-            ),
+            model_name='workspace',
+            name='quota_month_tokens',
+            field=models.PositiveBigIntegerField(default=workspaces.models.default_quota_month_tokens, help_text='Model tokens (prompt + completion) per calendar month (UTC).'),
         ),
         migrations.AddField(
-            model_name="workspace",
-            name="quota_storage_bytes",
-            field=models.PositiveBigIntegerField(
-                default=workspaces.models.default_quota_storage_bytes, help_text="Bytes of artifacts kept at once."
-            ),
+            model_name='workspace',
+            name='quota_storage_bytes',
+            field=models.PositiveBigIntegerField(default=workspaces.models.default_quota_storage_bytes, help_text='Bytes of artifacts kept at once.'),
         ),
         migrations.AddConstraint(
-            model_name="workspace",
-            constraint=models.CheckConstraint(
-                condition=models.Q(("quota_concurrent_runs__gte", 1)), name="workspace_quota_concurrent_runs_positive"
-            ),
+            model_name='workspace',
+            constraint=models.CheckConstraint(condition=models.Q(('quota_concurrent_runs__gte', 1)), name='workspace_quota_concurrent_runs_positive'),
         ),
     ]

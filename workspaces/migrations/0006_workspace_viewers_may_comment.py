@@ -4,16 +4,15 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
+
     dependencies = [
-        ("workspaces", "0005_workspace_quotas"),
+        ('workspaces', '0005_workspace_quotas'),
     ]
 
     operations = [
         migrations.AddField(
-            model_name="workspace",
-            name="viewers_may_comment",
-            field=models.BooleanField(
-                default=False, help_text="Viewers may comment on the creations they see, as the other roles do."
-            ),
+            model_name='workspace',
+            name='viewers_may_comment',
+            field=models.BooleanField(default=False, help_text='Viewers may comment on the creations they see, as the other roles do.'),
         ),
     ]

@@ -6,63 +6,33 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
+
     initial = True
 
     dependencies = [
-        ("creations", "0013_merge_0011_input_original_name_0012_run_queued_index"),
-        ("workspaces", "0006_workspace_viewers_may_comment"),
+        ('creations', '0013_merge_0011_input_original_name_0012_run_queued_index'),
+        ('workspaces', '0006_workspace_viewers_may_comment'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name="Comment",
+            name='Comment',
             fields=[
-                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
-                ("text", models.TextField()),
-                ("created_at", models.DateTimeField(auto_now_add=True)),
-                ("edited_at", models.DateTimeField(blank=True, null=True)),
-                (
-                    "author",
-                    models.ForeignKey(
-                        null=True,
-                        on_delete=django.db.models.deletion.SET_NULL,
-                        related_name="+",
-                        to=settings.AUTH_USER_MODEL,
-                    ),
-                ),
-                (
-                    "creation",
-                    models.ForeignKey(
-                        on_delete=django.db.models.deletion.CASCADE, related_name="comments", to="creations.creation"
-                    ),
-                ),
-                ("mentioned", models.ManyToManyField(blank=True, related_name="+", to=settings.AUTH_USER_MODEL)),
-                (
-                    "run",
-                    models.ForeignKey(
-                        blank=True,
-                        null=True,
-                        on_delete=django.db.models.deletion.CASCADE,
-                        related_name="comments",
-                        to="creations.run",
-                    ),
-                ),
-                (
-                    "workspace",
-                    models.ForeignKey(
-                        on_delete=django.db.models.deletion.CASCADE, related_name="+", to="workspaces.workspace"
-                    ),
-                ),
+                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
+                ('text', models.TextField()),
+                ('created_at', models.DateTimeField(auto_now_add=True)),
+                ('edited_at', models.DateTimeField(blank=True, null=True)),
+                ('author', models.ForeignKey(null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
+                ('creation', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='comments', to='creations.creation')),
+                ('mentioned', models.ManyToManyField(blank=True, related_name='+', to=settings.AUTH_USER_MODEL)),
+                ('run', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.CASCADE, related_name='comments', to='creations.run')),
+                ('workspace', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='workspaces.workspace')),
             ],
             options={
-                "ordering": ["created_at", "pk"],
-                "indexes": [models.Index(fields=["creation", "created_at"], name="comment_creation_oldest")],
-                "constraints": [
-                    models.CheckConstraint(
-                        condition=models.Q(("text", ""), _negated=True), name="comment_text_not_empty"
-                    )
-                ],
+                'ordering': ['created_at', 'pk'],
+                'indexes': [models.Index(fields=['creation', 'created_at'], name='comment_creation_oldest')],
+                'constraints': [models.CheckConstraint(condition=models.Q(('text', ''), _negated=True), name='comment_text_not_empty')],
             },
         ),
     ]

@@ -6,201 +6,68 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
+
     initial = True
 
     dependencies = [
-        ("comments", "0001_comments"),
-        ("creations", "0013_merge_0011_input_original_name_0012_run_queued_index"),
-        ("workspaces", "0006_workspace_viewers_may_comment"),
+        ('comments', '0001_comments'),
+        ('creations', '0013_merge_0011_input_original_name_0012_run_queued_index'),
+        ('workspaces', '0006_workspace_viewers_may_comment'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name="Follow",
+            name='Follow',
             fields=[
-                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
-                ("created_at", models.DateTimeField(auto_now_add=True)),
-                (
-                    "creation",
-                    models.ForeignKey(
-                        on_delete=django.db.models.deletion.CASCADE, related_name="follows", to="creations.creation"
-                    ),
-                ),
-                (
-                    "user",
-                    models.ForeignKey(
-                        on_delete=django.db.models.deletion.CASCADE, related_name="+", to=settings.AUTH_USER_MODEL
-                    ),
-                ),
+                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
+                ('created_at', models.DateTimeField(auto_now_add=True)),
+                ('creation', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='follows', to='creations.creation')),
+                ('user', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to=settings.AUTH_USER_MODEL)),
             ],
             options={
-                "constraints": [models.UniqueConstraint(fields=("user", "creation"), name="follow_once_per_creation")],
+                'constraints': [models.UniqueConstraint(fields=('user', 'creation'), name='follow_once_per_creation')],
             },
         ),
         migrations.CreateModel(
-            name="Notification",
+            name='Notification',
             fields=[
-                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
-                (
-                    "kind",
-                    models.CharField(
-                        choices=[
-                            ("run_succeeded", "A run finished"),
-                            ("run_failed", "A run failed or stopped"),
-                            ("run_waiting", "A run waits for the workspace's quota"),
-                            ("comment", "A comment on your work, or on work you follow"),
-                            ("mention", "Someone mentions you in a comment"),
-                            ("invitation", "You are invited to a workspace"),
-                        ],
-                        max_length=20,
-                    ),
-                ),
-                ("event_key", models.CharField(max_length=100)),
-                ("title", models.CharField(max_length=300)),
-                ("body", models.TextField(blank=True)),
-                ("path", models.CharField(blank=True, max_length=500)),
-                ("in_page", models.BooleanField(default=True)),
-                ("created_at", models.DateTimeField(auto_now_add=True)),
-                ("read_at", models.DateTimeField(blank=True, null=True)),
-                (
-                    "email_status",
-                    models.CharField(
-                        choices=[
-                            ("not_wanted", "Not wanted"),
-                            ("pending", "Waiting to be sent"),
-                            ("sending", "Being sent"),
-                            ("sent", "Sent"),
-                            ("failed", "Could not be sent"),
-                        ],
-                        default="not_wanted",
-                        max_length=12,
-                    ),
-                ),
-                ("emailed_at", models.DateTimeField(blank=True, null=True)),
-                ("email_attempts", models.PositiveSmallIntegerField(default=0)),
-                (
-                    "actor",
-                    models.ForeignKey(
-                        blank=True,
-                        null=True,
-                        on_delete=django.db.models.deletion.SET_NULL,
-                        related_name="+",
-                        to=settings.AUTH_USER_MODEL,
-                    ),
-                ),
-                (
-                    "comment",
-                    models.ForeignKey(
-                        blank=True,
-                        null=True,
-                        on_delete=django.db.models.deletion.CASCADE,
-                        related_name="+",
-                        to="comments.comment",
-                    ),
-                ),
-                (
-                    "creation",
-                    models.ForeignKey(
-                        blank=True,
-                        null=True,
-                        on_delete=django.db.models.deletion.CASCADE,
-                        related_name="+",
-                        to="creations.creation",
-                    ),
-                ),
-                (
-                    "recipient",
-                    models.ForeignKey(
-                        on_delete=django.db.models.deletion.CASCADE,
-                        related_name="notifications",
-                        to=settings.AUTH_USER_MODEL,
-                    ),
-                ),
-                (
-                    "run",
-                    models.ForeignKey(
-                        blank=True,
-                        null=True,
-                        on_delete=django.db.models.deletion.CASCADE,
-                        related_name="+",
-                        to="creations.run",
-                    ),
-                ),
-                (
-                    "workspace",
-                    models.ForeignKey(
-                        blank=True,
-                        null=True,
-                        on_delete=django.db.models.deletion.CASCADE,
-                        related_name="+",
-                        to="workspaces.workspace",
-                    ),
-                ),
+                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
+                ('kind', models.CharField(choices=[('run_succeeded', 'A run finished'), ('run_failed', 'A run failed or stopped'), ('run_waiting', "A run waits for the workspace's quota"), ('comment', 'A comment on your work, or on work you follow'), ('mention', 'Someone mentions you in a comment'), ('invitation', 'You are invited to a workspace')], max_length=20)),
+                ('event_key', models.CharField(max_length=100)),
+                ('title', models.CharField(max_length=300)),
+                ('body', models.TextField(blank=True)),
+                ('path', models.CharField(blank=True, max_length=500)),
+                ('in_page', models.BooleanField(default=True)),
+                ('created_at', models.DateTimeField(auto_now_add=True)),
+                ('read_at', models.DateTimeField(blank=True, null=True)),
+                ('email_status', models.CharField(choices=[('not_wanted', 'Not wanted'), ('pending', 'Waiting to be sent'), ('sending', 'Being sent'), ('sent', 'Sent'), ('failed', 'Could not be sent')], default='not_wanted', max_length=12)),
+                ('emailed_at', models.DateTimeField(blank=True, null=True)),
+                ('email_attempts', models.PositiveSmallIntegerField(default=0)),
+                ('actor', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
+                ('comment', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.CASCADE, related_name='+', to='comments.comment')),
+                ('creation', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.CASCADE, related_name='+', to='creations.creation')),
+                ('recipient', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='notifications', to=settings.AUTH_USER_MODEL)),
+                ('run', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.CASCADE, related_name='+', to='creations.run')),
+                ('workspace', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.CASCADE, related_name='+', to='workspaces.workspace')),
             ],
             options={
-                "ordering": ["-created_at", "-pk"],
-                "indexes": [
-                    models.Index(fields=["recipient", "-created_at"], name="notification_recipient_newest"),
-                    models.Index(
-                        condition=models.Q(("read_at__isnull", True)), fields=["recipient"], name="notification_unread"
-                    ),
-                    models.Index(fields=["email_status", "created_at"], name="notification_email_status"),
-                ],
-                "constraints": [
-                    models.UniqueConstraint(fields=("recipient", "event_key"), name="notification_once_per_event"),
-                    models.CheckConstraint(
-                        condition=models.Q(
-                            (
-                                "kind__in",
-                                ["run_succeeded", "run_failed", "run_waiting", "comment", "mention", "invitation"],
-                            )
-                        ),
-                        name="notification_kind_valid",
-                    ),
-                ],
+                'ordering': ['-created_at', '-pk'],
+                'indexes': [models.Index(fields=['recipient', '-created_at'], name='notification_recipient_newest'), models.Index(condition=models.Q(('read_at__isnull', True)), fields=['recipient'], name='notification_unread'), models.Index(fields=['email_status', 'created_at'], name='notification_email_status')],
+                'constraints': [models.UniqueConstraint(fields=('recipient', 'event_key'), name='notification_once_per_event'), models.CheckConstraint(condition=models.Q(('kind__in', ['run_succeeded', 'run_failed', 'run_waiting', 'comment', 'mention', 'invitation'])), name='notification_kind_valid')],
             },
         ),
         migrations.CreateModel(
-            name="NotificationSetting",
+            name='NotificationSetting',
             fields=[
-                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
-                (
-                    "kind",
-                    models.CharField(
-                        choices=[
-                            ("run_succeeded", "A run finished"),
-                            ("run_failed", "A run failed or stopped"),
-                            ("run_waiting", "A run waits for the workspace's quota"),
-                            ("comment", "A comment on your work, or on work you follow"),
-                            ("mention", "Someone mentions you in a comment"),
-                            ("invitation", "You are invited to a workspace"),
-                        ],
-                        max_length=20,
-                    ),
-                ),
-                ("in_page", models.BooleanField(default=True)),
-                ("email", models.BooleanField(default=True)),
-                (
-                    "user",
-                    models.ForeignKey(
-                        on_delete=django.db.models.deletion.CASCADE, related_name="+", to=settings.AUTH_USER_MODEL
-                    ),
-                ),
+                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
+                ('kind', models.CharField(choices=[('run_succeeded', 'A run finished'), ('run_failed', 'A run failed or stopped'), ('run_waiting', "A run waits for the workspace's quota"), ('comment', 'A comment on your work, or on work you follow'), ('mention', 'Someone mentions you in a comment'), ('invitation', 'You are invited to a workspace')], max_length=20)),
+                ('in_page', models.BooleanField(default=True)),
+                ('email', models.BooleanField(default=True)),
+                ('user', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to=settings.AUTH_USER_MODEL)),
             ],
             options={
-                "constraints": [
-                    models.UniqueConstraint(fields=("user", "kind"), name="notification_setting_once_per_kind"),
-                    models.CheckConstraint(
-                        condition=models.Q(
-                            (
-                                "kind__in",
-                                ["run_succeeded", "run_failed", "run_waiting", "comment", "mention", "invitation"],
-                            )
-                        ),
-                        name="notification_setting_kind_valid",
-                    ),
-                ],
+                'constraints': [models.UniqueConstraint(fields=('user', 'kind'), name='notification_setting_once_per_kind'), models.CheckConstraint(condition=models.Q(('kind__in', ['run_succeeded', 'run_failed', 'run_waiting', 'comment', 'mention', 'invitation'])), name='notification_setting_kind_valid')],
             },
         ),
     ]

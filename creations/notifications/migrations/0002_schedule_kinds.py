@@ -4,93 +4,36 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
+
     dependencies = [
-        ("notifications", "0001_notifications_settings_follows"),
+        ('notifications', '0001_notifications_settings_follows'),
     ]
 
     operations = [
         migrations.RemoveConstraint(
-            model_name="notification",
-            name="notification_kind_valid",
+            model_name='notification',
+            name='notification_kind_valid',
         ),
         migrations.RemoveConstraint(
-            model_name="notificationsetting",
-            name="notification_setting_kind_valid",
+            model_name='notificationsetting',
+            name='notification_setting_kind_valid',
         ),
         migrations.AlterField(
-            model_name="notification",
-            name="kind",
-            field=models.CharField(
-                choices=[
-                    ("run_succeeded", "A run finished"),
-                    ("run_failed", "A run failed or stopped"),
-                    ("run_waiting", "A run waits for the workspace's quota"),
-                    ("comment", "A comment on your work, or on work you follow"),
-                    ("mention", "Someone mentions you in a comment"),
-                    ("invitation", "You are invited to a workspace"),
-                    ("schedule_refreshed", "A scheduled refresh made a new version"),
-                    ("schedule_paused", "A schedule you set paused itself"),
-                ],
-                max_length=20,
-            ),
+            model_name='notification',
+            name='kind',
+            field=models.CharField(choices=[('run_succeeded', 'A run finished'), ('run_failed', 'A run failed or stopped'), ('run_waiting', "A run waits for the workspace's quota"), ('comment', 'A comment on your work, or on work you follow'), ('mention', 'Someone mentions you in a comment'), ('invitation', 'You are invited to a workspace'), ('schedule_refreshed', 'A scheduled refresh made a new version'), ('schedule_paused', 'A schedule you set paused itself')], max_length=20),
         ),
         migrations.AlterField(
-            model_name="notificationsetting",
-            name="kind",
-            field=models.CharField(
-                choices=[
-                    ("run_succeeded", "A run finished"),
-                    ("run_failed", "A run failed or stopped"),
-                    ("run_waiting", "A run waits for the workspace's quota"),
-                    ("comment", "A comment on your work, or on work you follow"),
-                    ("mention", "Someone mentions you in a comment"),
-                    ("invitation", "You are invited to a workspace"),
-                    ("schedule_refreshed", "A scheduled refresh made a new version"),
-                    ("schedule_paused", "A schedule you set paused itself"),
-                ],
-                max_length=20,
-            ),
+            model_name='notificationsetting',
+            name='kind',
+            field=models.CharField(choices=[('run_succeeded', 'A run finished'), ('run_failed', 'A run failed or stopped'), ('run_waiting', "A run waits for the workspace's quota"), ('comment', 'A comment on your work, or on work you follow'), ('mention', 'Someone mentions you in a comment'), ('invitation', 'You are invited to a workspace'), ('schedule_refreshed', 'A scheduled refresh made a new version'), ('schedule_paused', 'A schedule you set paused itself')], max_length=20),
         ),
         migrations.AddConstraint(
-            model_name="notification",
-            constraint=models.CheckConstraint(
-                condition=models.Q(
-                    (
-                        "kind__in",
-                        [
-                            "run_succeeded",
-                            "run_failed",
-                            "run_waiting",
-                            "comment",
-                            "mention",
-                            "invitation",
-                            "schedule_refreshed",
-                            "schedule_paused",
-                        ],
-                    )
-                ),
-                name="notification_kind_valid",
-            ),
+            model_name='notification',
+            constraint=models.CheckConstraint(condition=models.Q(('kind__in', ['run_succeeded', 'run_failed', 'run_waiting', 'comment', 'mention', 'invitation', 'schedule_refreshed', 'schedule_paused'])), name='notification_kind_valid'),
         ),
         migrations.AddConstraint(
-            model_name="notificationsetting",
-            constraint=models.CheckConstraint(
-                condition=models.Q(
-                    (
-                        "kind__in",
-                        [
-                            "run_succeeded",
-                            "run_failed",
-                            "run_waiting",
-                            "comment",
-                            "mention",
-                            "invitation",
-                            "schedule_refreshed",
-                            "schedule_paused",
-                        ],
-                    )
-                ),
-                name="notification_setting_kind_valid",
-            ),
+            model_name='notificationsetting',
+            constraint=models.CheckConstraint(condition=models.Q(('kind__in', ['run_succeeded', 'run_failed', 'run_waiting', 'comment', 'mention', 'invitation', 'schedule_refreshed', 'schedule_paused'])), name='notification_setting_kind_valid'),
         ),
     ]

@@ -6,84 +6,40 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
+
     initial = True
 
     dependencies = [
-        ("creations", "0010_versions_snapshots_messages"),
-        ("workspaces", "0005_workspace_quotas"),
+        ('creations', '0010_versions_snapshots_messages'),
+        ('workspaces', '0005_workspace_quotas'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name="ShareLink",
+            name='ShareLink',
             fields=[
-                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
-                (
-                    "label",
-                    models.CharField(blank=True, help_text="Who it is for, in the maker's words.", max_length=100),
-                ),
-                ("token_hash", models.CharField(max_length=64, unique=True)),
-                ("token_hint", models.CharField(max_length=4)),
-                ("created_at", models.DateTimeField(auto_now_add=True)),
-                ("expires_at", models.DateTimeField(blank=True, null=True)),
-                ("revoked_at", models.DateTimeField(blank=True, null=True)),
-                ("view_count", models.PositiveBigIntegerField(default=0)),
-                ("last_viewed_at", models.DateTimeField(blank=True, null=True)),
-                ("idempotency_key", models.CharField(blank=True, max_length=255)),
-                ("request_fingerprint", models.CharField(blank=True, max_length=64)),
-                (
-                    "created_by",
-                    models.ForeignKey(
-                        null=True,
-                        on_delete=django.db.models.deletion.SET_NULL,
-                        related_name="+",
-                        to=settings.AUTH_USER_MODEL,
-                    ),
-                ),
-                (
-                    "creation",
-                    models.ForeignKey(
-                        on_delete=django.db.models.deletion.CASCADE, related_name="share_links", to="creations.creation"
-                    ),
-                ),
-                (
-                    "revoked_by",
-                    models.ForeignKey(
-                        blank=True,
-                        null=True,
-                        on_delete=django.db.models.deletion.SET_NULL,
-                        related_name="+",
-                        to=settings.AUTH_USER_MODEL,
-                    ),
-                ),
-                (
-                    "run",
-                    models.ForeignKey(
-                        blank=True,
-                        null=True,
-                        on_delete=django.db.models.deletion.CASCADE,
-                        related_name="+",
-                        to="creations.run",
-                    ),
-                ),
-                (
-                    "workspace",
-                    models.ForeignKey(
-                        on_delete=django.db.models.deletion.CASCADE, related_name="+", to="workspaces.workspace"
-                    ),
-                ),
+                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
+                ('label', models.CharField(blank=True, help_text="Who it is for, in the maker's words.", max_length=100)),
+                ('token_hash', models.CharField(max_length=64, unique=True)),
+                ('token_hint', models.CharField(max_length=4)),
+                ('created_at', models.DateTimeField(auto_now_add=True)),
+                ('expires_at', models.DateTimeField(blank=True, null=True)),
+                ('revoked_at', models.DateTimeField(blank=True, null=True)),
+                ('view_count', models.PositiveBigIntegerField(default=0)),
+                ('last_viewed_at', models.DateTimeField(blank=True, null=True)),
+                ('idempotency_key', models.CharField(blank=True, max_length=255)),
+                ('request_fingerprint', models.CharField(blank=True, max_length=64)),
+                ('created_by', models.ForeignKey(null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
+                ('creation', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='share_links', to='creations.creation')),
+                ('revoked_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
+                ('run', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.CASCADE, related_name='+', to='creations.run')),
+                ('workspace', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='workspaces.workspace')),
             ],
             options={
-                "ordering": ["-created_at", "-pk"],
-                "indexes": [models.Index(fields=["workspace", "-created_at"], name="share_link_workspace_newest")],
-                "constraints": [
-                    models.UniqueConstraint(
-                        condition=models.Q(("idempotency_key", ""), _negated=True),
-                        fields=("created_by", "idempotency_key"),
-                        name="share_link_idempotency_key_unique",
-                    )
-                ],
+                'ordering': ['-created_at', '-pk'],
+                'indexes': [models.Index(fields=['workspace', '-created_at'], name='share_link_workspace_newest')],
+                'constraints': [models.UniqueConstraint(condition=models.Q(('idempotency_key', ''), _negated=True), fields=('created_by', 'idempotency_key'), name='share_link_idempotency_key_unique')],
             },
         ),
     ]

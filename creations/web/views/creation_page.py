@@ -1,6 +1,7 @@
 """The creation page as it renders: the versions, the selected one's files and trajectory, the forms
 (each as sent back when refused), the fork's origin and the workspace's conversation."""
 
+
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 

@@ -78,7 +78,9 @@ def test_only_those_who_may_start_runs_refine(team: Team, endpoint: ModelEndpoin
     assert Run.objects.filter(creation=v1.creation).count() == 1
 
 
-@pytest.mark.parametrize(("instruction", "says"), [("   ", "Say what should change"), ("x" * 5000, "too long")])
+@pytest.mark.parametrize(
+    ("instruction", "says"), [("   ", "Say what should change"), ("x" * 5000, "too long")]
+)
 def test_a_refine_needs_an_instruction_of_a_sensible_length(
     team: Team, endpoint: ModelEndpoint, instruction: str, says: str
 ) -> None:
@@ -224,7 +226,9 @@ def test_a_viewer_sees_versions_but_no_refine_box(team: Team, endpoint: ModelEnd
     assert "What should change?" not in page
 
 
-def test_the_run_page_offers_a_message_box_while_it_runs(team: Team, endpoint: ModelEndpoint, client: Client) -> None:
+def test_the_run_page_offers_a_message_box_while_it_runs(
+    team: Team, endpoint: ModelEndpoint, client: Client
+) -> None:
     run = creation_submit(workspace=team.workspace, author=team.member, brief=BRIEF, model_endpoint=endpoint)
     client.force_login(team.member)
     assert "Tell the agent" in client.get(run.get_absolute_url()).content.decode()

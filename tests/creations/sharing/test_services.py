@@ -46,7 +46,9 @@ def test_the_same_idempotency_key_answers_the_same_link(team: Team, run: Run) ->
 def test_what_is_asked_is_checked(team: Team, run: Run) -> None:
     elsewhere = finished_run(workspace=team.workspace, author=team.member, outputs=[])
     with pytest.raises(ValidationError) as refused:
-        share_link_create(creation=run.creation, user=team.member, run=elsewhere, expires_in_days=400, label="x" * 101)
+        share_link_create(
+            creation=run.creation, user=team.member, run=elsewhere, expires_in_days=400, label="x" * 101
+        )
     assert set(refused.value.message_dict) == {"run", "expires_in_days", "label"}
     assert not ShareLink.objects.exists()
 

@@ -136,3 +136,4 @@ def test_the_creation_page_offers_share_to_those_who_may(team: Team, run: Run, c
     assert share_url in client.get(run.creation.get_absolute_url()).content.decode()
     client.force_login(team.viewer)
     assert share_url not in client.get(run.creation.get_absolute_url()).content.decode()
+

@@ -267,7 +267,9 @@ def test_a_run_of_a_thousand_files_lists_them_a_page_at_a_time(
     assert "Files 985\u20131,000 of 1,000" in last
 
 
-def test_the_pager_links_walk_every_file_of_a_run_once_in_path_order(team: Team, client: Client, settings: Any) -> None:
+def test_the_pager_links_walk_every_file_of_a_run_once_in_path_order(
+    team: Team, client: Client, settings: Any
+) -> None:
     settings.RUN_PAGE_ARTIFACTS = 7
     run = _finished(team)
     _many_files(run, 30)
