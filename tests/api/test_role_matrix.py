@@ -369,6 +369,8 @@ def _scheduled(world: World) -> bool:
 
 def _schedule_cleared(world: World) -> bool:
     return not Schedule.objects.exists()
+
+
 def signed_in(answer: Answer) -> Rule:
     return lambda who, visibility: UNAUTHORIZED if who == ANONYMOUS else answer
 
@@ -554,12 +556,7 @@ ROWS = [
         per_creation=True,
         changed=_revoked,
     ),
-    Row(
-        GET,
-        "/api/v1/workspaces/{slug}/webhooks",
-        managers_only(Answer(200, listed=True)),
-        mark=lambda w: WEBHOOK_URL
-    ),
+    Row(GET, "/api/v1/workspaces/{slug}/webhooks", managers_only(Answer(200, listed=True)), mark=lambda w: WEBHOOK_URL),
     Row(
         POST,
         "/api/v1/workspaces/{slug}/webhooks",
@@ -575,21 +572,21 @@ ROWS = [
         managers_only(Answer(200, changed=True)),
         body={"is_active": False},
         writes=True,
-        changed=_webhook_off
+        changed=_webhook_off,
     ),
     Row(
         DELETE,
         "/api/v1/webhooks/{webhook_id}",
         managers_only(Answer(204, changed=True)),
         writes=True,
-        changed=_webhook_gone
+        changed=_webhook_gone,
     ),
     Row(
         POST,
         "/api/v1/webhooks/{webhook_id}/test",
         managers_only(Answer(202, changed=True)),
         writes=True,
-        changed=_test_sent
+        changed=_test_sent,
     ),
     Row(GET, "/api/v1/webhooks/{webhook_id}/deliveries", managers_only(Answer(200))),
     Row(GET, "/api/v1/runs/{run_id}/schedule", read_schedule, per_creation=True, prepare=_with_a_schedule),
