@@ -15,6 +15,9 @@ setting or clearing one is starting runs: `may_schedule_refreshes`.
 Comments under a creation are written by those who may start runs, and by viewers when their
 workspace allows it; each person edits their own, and owners and admins delete any:
 `may_comment`, `may_edit_comment`, `may_delete_comment`.
+
+In the arena, every member sees the workspace's comparisons and leaderboard, and those who may
+start runs vote (viewers watch): `may_vote`.
 """
 
 from django.contrib.auth.models import AnonymousUser, User
@@ -35,6 +38,7 @@ COMMENT_REFUSED = (
 )
 EDIT_COMMENT_REFUSED = "You can edit only the comments you wrote."
 DELETE_COMMENT_REFUSED = "You can delete the comments you wrote; owners and admins can delete any."
+VOTE_REFUSED = "Only owners, admins and members of this workspace can vote; viewers see the comparisons and the votes."
 
 
 def workspace_membership_or_404(*, slug: str, user: User | AnonymousUser) -> Membership:
@@ -120,3 +124,9 @@ def may_delete_comment(membership: Membership | None, *, author_id: int | None, 
     if membership is None:
         return False
     return membership.can_manage or (author_id is not None and author_id == user.pk)
+
+
+def may_vote(membership: Membership | None) -> bool:
+    """Whether a membership lets its person vote in the workspace's comparisons: those who may
+    start runs (and so make comparisons); viewers see them and the leaderboard."""
+    return may_start_runs(membership)

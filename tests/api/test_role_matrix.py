@@ -374,7 +374,7 @@ def _revoked(world: World) -> bool:
 
 
 def _more_runs(world: World) -> bool:
-    return Run.objects.count() > 1
+    return Run.objects.exclude(pk__in=[c.run_id for c in world.comparison.contestants.all()]).exists()
 
 
 def _refined(world: World) -> bool:

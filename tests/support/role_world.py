@@ -24,6 +24,7 @@ from django.db import transaction
 from django.test import override_settings
 
 from api.tokens import token_create
+from creations.arena.models import Comparison, Contestant
 from creations.artifacts.origin import DERIVED_PREFIX, derived_sign, grant_sign
 from creations.comments.models import Comment
 from creations.comments.services import comment_create
@@ -73,6 +74,9 @@ class World:
     webhook: Webhook  # the workspace's one webhook, added by its owner
     comment: Comment  # the member's comment on the creation, mentioning the owner
     notification: Notification  # the owner's: the member mentioned them
+    # The author's comparison of two models: the world's creation is its contestant A, so who sees
+    # the comparison follows the creation's visibility. Both runs have ended: members may vote.
+    comparison: Comparison
 
 
 CALL = {"step": 1, "call_id": "c1", "name": "execute_bash", "arguments": {"command": "ls"}}
@@ -116,6 +120,7 @@ def build_world(visibility: str) -> World:
     invited = invitation_create(workspace=workspace, actor=owner, role=Role.MEMBER)
     shared = share_link_create(creation=run.creation, user=author, label=SHARE_LABEL)
     comment = _comment_while_visible(run.creation, people[MEMBER], text=f"{COMMENT_TEXT}, @olive")
+    comparison = _comparison_of(run, workspace=workspace, author=author)
     return World(
         workspace=workspace,
         people=people,
@@ -138,7 +143,25 @@ def build_world(visibility: str) -> World:
         ),
         comment=comment,
         notification=Notification.objects.get(recipient=owner, kind=Kind.MENTION),
+        comparison=comparison,
     )
+
+
+def _comparison_of(run: Run, *, workspace: Workspace, author: User) -> Comparison:
+    """A comparison with the world's run as contestant A and another finished run as B."""
+    comparison = Comparison.objects.create(workspace=workspace, created_by=author, brief=run.creation.brief)
+    other = RunFactory.create(
+        finished=True, creation__workspace=workspace, creation__author=author, creation__brief=run.creation.brief
+    )
+    for position, contestant_run in enumerate((run, other)):
+        Contestant.objects.create(
+            comparison=comparison,
+            position=position,
+            creation=contestant_run.creation,
+            run=contestant_run,
+            model_endpoint=ModelEndpointFactory.create(workspace=workspace, name=f"Role matrix model {position}"),
+        )
+    return comparison
 
 
 def _comment_while_visible(creation: Creation, author: User, *, text: str) -> Comment:
@@ -202,6 +225,7 @@ ARGUMENTS: dict[tuple[str, str] | str, Argument] = {
     ("webhooks", "pk"): lambda w, actor, target: w.webhook.pk,
     ("comments", "pk"): lambda w, actor, target: w.comment.pk,
     ("notifications", "pk"): lambda w, actor, target: w.notification.pk,
+    ("comparisons", "pk"): lambda w, actor, target: w.comparison.pk,
     # The share link's own address on the artifact origin, and its embed of the world's artifact.
     ("s", "token"): lambda w, actor, target: w.share_token,
     ("embed", "artifact_id"): lambda w, actor, target: w.artifact.pk,
