@@ -104,6 +104,7 @@ def artifact_kind_of_runs(run_ids: list[int]) -> dict[int, str]:
 @dataclass(frozen=True)
 class Standing:
     rank: int
+    endpoint_id: int
     name: str
     model: str
     retired: bool
@@ -125,6 +126,7 @@ def _standings(found: list[Rating], endpoints: dict[int, ModelEndpoint]) -> list
         standings.append(
             Standing(
                 rank=rank,
+                endpoint_id=endpoint.pk,
                 name=endpoint.name,
                 model=endpoint.model,
                 retired=endpoint.retired_at is not None,

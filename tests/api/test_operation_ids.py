@@ -52,6 +52,10 @@ PUBLISHED = {
     ("POST", "/api/v1/notifications/{notification_id}/read"): "api_endpoints_notifications_read_notification",
     ("GET", "/api/v1/notifications/settings"): "api_endpoints_notifications_get_notification_settings",
     ("PUT", "/api/v1/notifications/settings"): "api_endpoints_notifications_put_notification_settings",
+    ("POST", "/api/v1/workspaces/{slug}/comparisons"): "api_endpoints_arena_create_comparison",
+    ("GET", "/api/v1/comparisons/{comparison_id}"): "api_endpoints_arena_get_comparison",
+    ("POST", "/api/v1/comparisons/{comparison_id}/votes"): "api_endpoints_arena_vote",
+    ("GET", "/api/v1/workspaces/{slug}/leaderboard"): "api_endpoints_arena_leaderboard",
 }
 
 

@@ -6,75 +6,128 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
-        ('creations', '0017_run_scheduled'),
-        ('workspaces', '0006_workspace_viewers_may_comment'),
+        ("creations", "0017_run_scheduled"),
+        ("workspaces", "0006_workspace_viewers_may_comment"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='Comparison',
+            name="Comparison",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('brief', models.TextField()),
-                ('blind', models.BooleanField(default=False)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('created_by', models.ForeignKey(null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('workspace', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='workspaces.workspace')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("brief", models.TextField()),
+                ("blind", models.BooleanField(default=False)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "created_by",
+                    models.ForeignKey(
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "workspace",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="+", to="workspaces.workspace"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-created_at', '-pk'],
+                "ordering": ["-created_at", "-pk"],
             },
         ),
         migrations.CreateModel(
-            name='Contestant',
+            name="Contestant",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('position', models.PositiveSmallIntegerField()),
-                ('comparison', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='contestants', to='arena.comparison')),
-                ('creation', models.OneToOneField(on_delete=django.db.models.deletion.CASCADE, related_name='contestant', to='creations.creation')),
-                ('model_endpoint', models.ForeignKey(on_delete=django.db.models.deletion.RESTRICT, related_name='+', to='workspaces.modelendpoint')),
-                ('run', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='creations.run')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("position", models.PositiveSmallIntegerField()),
+                (
+                    "comparison",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="contestants", to="arena.comparison"
+                    ),
+                ),
+                (
+                    "creation",
+                    models.OneToOneField(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="contestant", to="creations.creation"
+                    ),
+                ),
+                (
+                    "model_endpoint",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.RESTRICT, related_name="+", to="workspaces.modelendpoint"
+                    ),
+                ),
+                (
+                    "run",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="+", to="creations.run"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['comparison', 'position'],
+                "ordering": ["comparison", "position"],
             },
         ),
         migrations.CreateModel(
-            name='Vote',
+            name="Vote",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('comparison', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='votes', to='arena.comparison')),
-                ('voter', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('winner', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.CASCADE, related_name='+', to='arena.contestant')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "comparison",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="votes", to="arena.comparison"
+                    ),
+                ),
+                (
+                    "voter",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="+", to=settings.AUTH_USER_MODEL
+                    ),
+                ),
+                (
+                    "winner",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="+",
+                        to="arena.contestant",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['created_at', 'pk'],
+                "ordering": ["created_at", "pk"],
             },
         ),
         migrations.AddIndex(
-            model_name='comparison',
-            index=models.Index(fields=['workspace', '-created_at'], name='comparison_workspace_newest'),
+            model_name="comparison",
+            index=models.Index(fields=["workspace", "-created_at"], name="comparison_workspace_newest"),
         ),
         migrations.AddConstraint(
-            model_name='contestant',
-            constraint=models.UniqueConstraint(fields=('comparison', 'position'), name='contestant_unique_position'),
+            model_name="contestant",
+            constraint=models.UniqueConstraint(fields=("comparison", "position"), name="contestant_unique_position"),
         ),
         migrations.AddConstraint(
-            model_name='contestant',
-            constraint=models.UniqueConstraint(fields=('comparison', 'model_endpoint'), name='contestant_unique_model'),
+            model_name="contestant",
+            constraint=models.UniqueConstraint(fields=("comparison", "model_endpoint"), name="contestant_unique_model"),
         ),
         migrations.AddConstraint(
-            model_name='contestant',
-            constraint=models.CheckConstraint(condition=models.Q(('position__lt', 4)), name='contestant_position_in_range'),
+            model_name="contestant",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("position__lt", 4)), name="contestant_position_in_range"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='vote',
-            constraint=models.UniqueConstraint(fields=('comparison', 'voter'), name='vote_one_per_person'),
+            model_name="vote",
+            constraint=models.UniqueConstraint(fields=("comparison", "voter"), name="vote_one_per_person"),
         ),
     ]
