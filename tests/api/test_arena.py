@@ -4,6 +4,7 @@ vote once, and read the leaderboard."""
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 
@@ -57,7 +58,7 @@ def test_a_comparison_made_through_the_api_is_two_ordinary_runs_and_names_no_mod
     ],
     ids=["demo", "one", "another-workspace", "twice"],
 )
-def test_bad_choices_are_refused_saying_why_and_nothing_is_made(team: Team, ids, said: str) -> None:  # type: ignore[no-untyped-def]
+def test_bad_choices_are_refused_saying_why_and_nothing_is_made(team: Team, ids: Any, said: str) -> None:
     models = team_models(team.workspace, 2)
     other = ModelEndpointFactory.create(workspace=WorkspaceFactory.create())
     response = api_as(team.member).post(
