@@ -10,6 +10,7 @@ import textwrap
 from typing import NoReturn
 
 from atelier_cli.commands import (
+    arena,
     cancel,
     comments,
     create,
@@ -42,6 +43,7 @@ COMMANDS = (
     schedule,
     comments,
     notifications,
+    arena,
 )
 EPILOG = (
     "Start with `atelier login`. `atelier COMMAND --help` explains each command. With --json, a command prints "
