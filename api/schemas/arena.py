@@ -66,7 +66,7 @@ class StandingOut(Schema):
     model: str = Field(description="The model's name in the workspace")
     model_endpoint_id: int
     rating: float = Field(description="Bradley-Terry strength on the Elo scale (1000: average)")
-    low: float = Field(description="The 95% interval's lower end (bootstrap over the votes, fixed seed)")
+    low: float = Field(description="The 95% interval's lower end (rating minus 1.96 standard errors of the fit)")
     high: float
     votes: int
     wins: int

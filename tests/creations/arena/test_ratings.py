@@ -47,5 +47,14 @@ def test_the_same_votes_give_the_same_intervals() -> None:
     assert ratings(votes) == ratings(votes)
 
 
+def test_one_vote_gives_a_wide_interval_that_narrows_as_votes_come_in() -> None:
+    one = ratings([Ballot(models=("A", "B"), winner="A")])
+    many = ratings(seeded_votes(400, prefer_a=0.6))
+    assert one[0].model == "A"
+    assert one[0].high - one[0].low > 600
+    assert one[0].low < one[1].rating  # one vote proves little
+    assert many[0].high - many[0].low < 150
+
+
 def test_no_votes_no_board() -> None:
     assert ratings([]) == []
