@@ -15,6 +15,8 @@ from ninja import NinjaAPI
 from ninja.operation import Operation
 
 from api.auth import READ
+from api.operations.arena import router as comparisons_router
+from api.operations.arena import workspace_router as workspace_arena_router
 from api.operations.artifacts import router as artifacts_router
 from api.operations.artifacts import run_router as run_artifacts_router
 from api.operations.comments import comment_router as comments_router
@@ -116,3 +118,5 @@ api.add_router("/comments", comments_router)
 api.add_router("/notifications", notifications_router)
 api.add_router("/workspaces", workspace_evaluations_router)
 api.add_router("/evaluations", evaluations_router)
+api.add_router("/workspaces", workspace_arena_router)
+api.add_router("/comparisons", comparisons_router)

@@ -10,6 +10,7 @@ import textwrap
 from typing import NoReturn
 
 from atelier_cli.commands import (
+    arena,
     cancel,
     comments,
     create,
@@ -44,6 +45,7 @@ COMMANDS = (
     comments,
     notifications,
     evaluate,
+    arena,
 )
 EPILOG = (
     "Start with `atelier login`. `atelier COMMAND --help` explains each command. With --json, a command prints "

@@ -2,7 +2,7 @@
 
 from django.urls import include, path
 
-from creations.web.views import artifacts, comments, compare, creations, dashboard, exports, gallery, runs, usage
+from creations.web.views import arena, artifacts, comments, compare, creations, dashboard, exports, gallery, runs, usage
 
 urlpatterns = [
     path("w/<slug:slug>/", dashboard.workspace_dashboard, name="workspace_dashboard"),
@@ -10,7 +10,10 @@ urlpatterns = [
     path("w/<slug:slug>/gallery/", gallery.workspace_gallery, name="workspace_gallery"),
     path("w/<slug:slug>/usage/", usage.workspace_usage, name="workspace_usage"),
     path("w/<slug:slug>/usage.csv", usage.workspace_usage_csv, name="workspace_usage_csv"),
+    path("w/<slug:slug>/arena/", arena.workspace_leaderboard_view, name="workspace_leaderboard"),
     path("gallery/", gallery.public_gallery, name="public_gallery"),
+    path("comparisons/<int:pk>/", arena.comparison_detail, name="comparison_detail"),
+    path("comparisons/<int:pk>/vote/", arena.comparison_vote, name="comparison_vote"),
     path("creations/<int:pk>/", creations.creation_detail, name="creation_detail"),
     path("creations/<int:pk>/rerun/", creations.creation_rerun, name="creation_rerun"),
     path("creations/<int:pk>/fork/", creations.creation_fork_view, name="creation_fork"),

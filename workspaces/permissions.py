@@ -20,6 +20,9 @@ owners and admins: `may_cancel_evaluation`.
 Comments under a creation are written by those who may start runs, and by viewers when their
 workspace allows it; each person edits their own, and owners and admins delete any:
 `may_comment`, `may_edit_comment`, `may_delete_comment`.
+
+In the arena, every member sees the workspace's comparisons and leaderboard, and those who may
+start runs vote (viewers watch): `may_vote`.
 """
 
 from django.contrib.auth.models import AnonymousUser, User
@@ -42,6 +45,7 @@ EDIT_COMMENT_REFUSED = "You can edit only the comments you wrote."
 EVALUATE_REFUSED = "Only owners, admins and members of this workspace can upload suites and start evaluations."
 CANCEL_EVALUATION_REFUSED = "You can cancel the evaluations you started; owners and admins can cancel any."
 DELETE_COMMENT_REFUSED = "You can delete the comments you wrote; owners and admins can delete any."
+VOTE_REFUSED = "Only owners, admins and members of this workspace can vote; viewers see the comparisons and the votes."
 
 
 def workspace_membership_or_404(*, slug: str, user: User | AnonymousUser) -> Membership:
@@ -143,3 +147,9 @@ def may_cancel_evaluation(
         return False
     assert membership is not None
     return membership.can_manage or (started_by_id is not None and started_by_id == user.pk)
+
+
+def may_vote(membership: Membership | None) -> bool:
+    """Whether a membership lets its person vote in the workspace's comparisons: those who may
+    start runs (and so make comparisons); viewers see them and the leaderboard."""
+    return may_start_runs(membership)

@@ -44,6 +44,7 @@ INSTALLED_APPS = [
     "creations.webhooks",  # a workspace's receivers, told (signed, retried) when runs end
     "creations.schedules",  # creations refreshed on a schedule by Celery beat
     "creations.comments",  # comments under a creation, with @mentions
+    "creations.arena",  # one brief made by several models side by side, votes and a leaderboard
     "creations.notifications",  # the bell, notification e-mails, following a creation
     "creations.evaluations",  # suites of tasks run against the workspace's models, sandbox versus plain
     "ninja",

@@ -16,6 +16,8 @@ from workspaces.models import EndpointVerdict, ModelEndpoint, Workspace
 from workspaces.selectors import workspace_endpoints
 
 DEMO_MODEL_CHOICE = ""
+# The demo model among the models to compare: accepted by the field, refused by the arena with its reason.
+DEMO_CONTESTANT_CHOICE = "demo"
 DEMO_MODEL_LABEL_TEXT = "Demo model (replay of bundled trajectories, no API key)"
 
 
@@ -81,6 +83,18 @@ class CreationForm(forms.Form):
     max_seconds = forms.IntegerField(required=False, min_value=1, label="Maximum time (seconds)")
     max_tokens = forms.IntegerField(required=False, min_value=1, label="Maximum model tokens")
     starter = forms.CharField(required=False, widget=forms.HiddenInput)
+    # "Compare models": the same brief run with each of these (creations.arena).
+    compare_models = forms.MultipleChoiceField(
+        required=False,
+        widget=forms.CheckboxSelectMultiple,
+        label="Models to compare",
+        error_messages={"invalid_choice": "A model you chose is not one of this workspace's: choose among its models."},
+    )
+    blind = forms.BooleanField(
+        required=False,
+        label="Blind: hide which model made what until each person has voted",
+        initial=True,
+    )
 
     def __init__(self, *args: Any, workspace: Workspace, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -90,6 +104,11 @@ class CreationForm(forms.Form):
         assert isinstance(model_field, forms.ChoiceField)
         model_field.choices = [(DEMO_MODEL_CHOICE, DEMO_MODEL_LABEL_TEXT)] + [
             (pk, endpoint_choice_label(e)) for pk, e in self.endpoints.items()
+        ]
+        compare_field = self.fields["compare_models"]
+        assert isinstance(compare_field, forms.MultipleChoiceField)
+        compare_field.choices = [(pk, endpoint_choice_label(e)) for pk, e in self.endpoints.items()] + [
+            (DEMO_CONTESTANT_CHOICE, DEMO_MODEL_LABEL_TEXT)
         ]
         limit_length(self.fields["brief"], settings.RUN_BRIEF_MAX_CHARS, "The brief")
         limit_length(self.fields["title"], TITLE_MAX_CHARS, "The title")
@@ -105,6 +124,15 @@ class CreationForm(forms.Form):
     def clean_model(self) -> ModelEndpoint | None:
         value = self.cleaned_data.get("model") or DEMO_MODEL_CHOICE
         return None if value == DEMO_MODEL_CHOICE else self.endpoints.get(value)
+
+    def clean_compare_models(self) -> list[ModelEndpoint | None]:
+        """The chosen models in the order listed, as given (duplicates too): the arena says what is wrong."""
+        values = self.cleaned_data.get("compare_models") or []
+        return [None if value == DEMO_CONTESTANT_CHOICE else self.endpoints[value] for value in values]
+
+    def contestant_fields(self) -> list[Any]:
+        """The workspace's models as checkboxes; the demo model is left out (and said why beside them)."""
+        return [box for box in self["compare_models"] if box.data["value"] != DEMO_CONTESTANT_CHOICE]
 
 
 class ForkForm(forms.Form):

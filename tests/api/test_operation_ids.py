@@ -62,6 +62,10 @@ PUBLISHED = {
     ("GET", "/api/v1/evaluations/{evaluation_id}"): "api_endpoints_evaluations_get_evaluation",
     ("GET", "/api/v1/evaluations/{evaluation_id}/results"): "api_endpoints_evaluations_get_results",
     ("POST", "/api/v1/evaluations/{evaluation_id}/cancel"): "api_endpoints_evaluations_cancel_evaluation",
+    ("POST", "/api/v1/workspaces/{slug}/comparisons"): "api_endpoints_arena_create_comparison",
+    ("GET", "/api/v1/comparisons/{comparison_id}"): "api_endpoints_arena_get_comparison",
+    ("POST", "/api/v1/comparisons/{comparison_id}/votes"): "api_endpoints_arena_vote",
+    ("GET", "/api/v1/workspaces/{slug}/leaderboard"): "api_endpoints_arena_leaderboard",
 }
 
 

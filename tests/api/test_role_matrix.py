@@ -25,6 +25,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 
 from api.models import StagedInput
 from api.v1 import api
+from creations.arena.models import Comparison, Vote
 from creations.comments.models import Comment
 from creations.evaluations.models import Evaluation, Suite
 from creations.models import Creation, Run
@@ -371,6 +372,35 @@ def _schedule_cleared(world: World) -> bool:
     return not Schedule.objects.exists()
 
 
+def comparison(for_creators: Answer, for_viewers: Answer) -> Rule:
+    """The world's comparison (its contestant A is the world's creation): for the workspace's members
+    who see the creation, a public one's outsiders excepted; those who may start runs vote."""
+
+    def rule(who: str, visibility: str) -> Answer:
+        if who == ANONYMOUS:
+            return UNAUTHORIZED
+        if who not in MEMBERS or not sees(who, visibility):
+            return NOT_FOUND
+        return for_creators if who in CREATORS else for_viewers
+
+    return rule
+
+
+def _contestant_models(world: World) -> dict[str, Any]:
+    return {
+        "brief": "a poster",
+        "model_endpoint_ids": [c.model_endpoint_id for c in world.comparison.contestants.all()],
+    }
+
+
+def _more_comparisons(world: World) -> bool:
+    return Comparison.objects.exclude(pk=world.comparison.pk).exists()
+
+
+def _voted(world: World) -> bool:
+    return Vote.objects.filter(comparison=world.comparison).exists()
+
+
 def signed_in(answer: Answer) -> Rule:
     return lambda who, visibility: UNAUTHORIZED if who == ANONYMOUS else answer
 
@@ -404,7 +434,7 @@ def _revoked(world: World) -> bool:
 
 
 def _more_runs(world: World) -> bool:
-    return Run.objects.count() > 1
+    return Run.objects.exclude(pk__in=[c.run_id for c in world.comparison.contestants.all()]).exists()
 
 
 def _refined(world: World) -> bool:
@@ -706,6 +736,25 @@ ROWS = [
         own_notifications(Answer(200, listed=True), Answer(200, listed=False)),
         mark=lambda w: '"unread": 1',
     ),
+    Row(
+        POST,
+        "/api/v1/workspaces/{slug}/comparisons",
+        creators_only(Answer(201, changed=True)),
+        body=_contestant_models,
+        writes=True,
+        changed=_more_comparisons,
+    ),
+    Row(GET, "/api/v1/comparisons/{comparison_id}", comparison(Answer(200), Answer(200)), per_creation=True),
+    Row(
+        POST,
+        "/api/v1/comparisons/{comparison_id}/votes",
+        comparison(Answer(201, changed=True), FORBIDDEN),
+        body={"winner": "A"},
+        writes=True,
+        per_creation=True,
+        changed=_voted,
+    ),
+    Row(GET, "/api/v1/workspaces/{slug}/leaderboard", members_only(Answer(200))),
     Row(GET, "/api/v1/notifications/settings", signed_in(Answer(200))),
     Row(
         PUT,
@@ -729,6 +778,7 @@ ARGUMENTS: dict[tuple[str, str] | str, Callable[[World], Any]] = {
     ("comments", "comment_id"): lambda w: w.comment.pk,
     ("notifications", "notification_id"): lambda w: w.notification.pk,
     ("evaluations", "evaluation_id"): lambda w: w.evaluation.pk,
+    ("comparisons", "comparison_id"): lambda w: w.comparison.pk,
     "slug": lambda w: w.workspace.slug,
 }
 

@@ -30,6 +30,7 @@ from django.test import Client
 from django.urls import Resolver404, resolve, reverse
 
 from api.models import PersonalAccessToken
+from creations.arena.models import Vote
 from creations.comments.models import Comment
 from creations.evaluations.models import Evaluation, Suite
 from creations.models import Creation, Run, RunMessage
@@ -198,6 +199,20 @@ def _clear_schedule(who: str, visibility: str) -> Outcome:
 
 
 WEBHOOK_PAGE = members(MANAGERS, OK, otherwise=FORBIDDEN)
+
+
+def _comparison(for_creators: Outcome, for_viewers: Outcome) -> Rule:
+    """The world's comparison: for the workspace's members who see its contestants (a public creation
+    does not open it to outsiders); those who may start runs vote, viewers watch."""
+
+    def rule(who: str, visibility: str) -> Outcome:
+        if who == ANONYMOUS:
+            return LOGIN
+        if who not in MEMBERS or not sees(who, visibility):
+            return NOT_FOUND
+        return for_creators if who in CREATORS else for_viewers
+
+    return rule
 
 
 def _use_artifact(who: str, visibility: str) -> Outcome:
@@ -465,6 +480,15 @@ ROWS = [
     Row("run_download_zip", {GET: creation_page}, per_creation=True),
     Row("run_trajectory_json", {GET: creation_page}, per_creation=True),
     Row("creation_compare", {GET: creation_page}, per_creation=True),
+    Row("comparison_detail", {GET: _comparison(OK, OK)}, per_creation=True),
+    Row(
+        "comparison_vote",
+        {GET: POST_ONLY, POST: _comparison(done(to="comparison_detail"), refused(403))},
+        data={"winner": "A"},
+        changed=lambda w, actor: Vote.objects.filter(comparison=w.comparison, voter=actor).exists(),
+        per_creation=True,
+    ),
+    Row("workspace_leaderboard", {GET: members(MEMBERS, OK)}),
     Row("artifact_detail", {GET: creation_page}, per_creation=True),
     Row("artifact_use", {GET: _use_artifact}, per_creation=True),
     # On the artifact origin, with the link the platform's pages gave this person.

@@ -17,6 +17,8 @@ from django.contrib.auth.models import User
 from django.utils import timezone
 
 from api.tokens import token_create
+from creations.arena.models import Comparison, Contestant
+from creations.arena.services import vote_cast
 from creations.comments.services import comment_create
 from creations.compare import store
 from creations.compare.results import Detail, LineDiff, PixelDiff
@@ -33,7 +35,7 @@ from tests.support.comparisons import poster_png
 from tests.support.factories import ModelEndpointFactory, RunFactory, UsageRecordFactory
 from tests.support.fixtures.accounts import make_user
 from workspaces.invitations import invitation_create
-from workspaces.models import Role, Workspace
+from workspaces.models import ModelEndpoint, Role, Workspace
 from workspaces.services import membership_add, workspace_create
 
 # A file name with no place to break, as agents name files: it must wrap, not widen the page.
@@ -58,6 +60,7 @@ class EveryPage:
     artifacts: dict[str, Artifact]  # by kind: "image", "markdown", "csv" (the long name), "html"
     share_token: str
     webhook: Webhook  # with a delivery that failed once, then was delivered
+    comparison: Comparison  # two models' posters side by side, blind, voted on by bob (not the owner)
 
 
 def build_every_page() -> EveryPage:
@@ -126,6 +129,7 @@ def build_every_page() -> EveryPage:
         weekday=0,
     )
     webhook = _webhook_with_log(workspace, owner)
+    comparison = _voted_comparison(workspace, owner, bob, endpoint)
     artifacts = {a.kind if a.path != LONG_NAME else "csv": a for a in finished.artifacts.all()}
     return EveryPage(
         workspace=workspace,
@@ -137,7 +141,31 @@ def build_every_page() -> EveryPage:
         artifacts=artifacts,
         share_token=shared.token or "",
         webhook=webhook,
+        comparison=comparison,
     )
+
+
+def _voted_comparison(workspace: Workspace, owner: User, voter: User, endpoint: ModelEndpoint) -> Comparison:
+    """A blind comparison of the house model and another, finished, with the member's vote: its page
+    shows the owner letters only, and the leaderboard has a row per model."""
+    other = ModelEndpointFactory.create(workspace=workspace, name="Second opinion", model="open-weights-70b")
+    comparison = Comparison.objects.create(
+        workspace=workspace, created_by=owner, brief="A poster for the spring food fair.", blind=True
+    )
+    for position, (model, colour_patch) in enumerate(((endpoint, None), (other, (0, 0, 199, 99)))):
+        run = RunFactory.create(
+            finished=True,
+            creation__workspace=workspace,
+            creation__author=owner,
+            creation__brief=comparison.brief,
+            creation__model_endpoint=model,
+        )
+        add_artifact(run, Output("poster.png", poster_png(800, 500, patch=colour_patch)))
+        Contestant.objects.create(
+            comparison=comparison, position=position, creation=run.creation, run=run, model_endpoint=model
+        )
+    vote_cast(comparison=comparison, user=voter, winner=comparison.contestants.get(position=1))
+    return comparison
 
 
 def _webhook_with_log(workspace: Workspace, owner: User) -> Webhook:
@@ -252,6 +280,8 @@ def pages(world: EveryPage) -> dict[str, str]:
         "webhooks": f"/w/{slug}/webhooks/",
         "webhook": f"/webhooks/{world.webhook.pk}/",
         "schedule": f"/creations/{creation.pk}/schedule/",
+        "arena": f"/w/{slug}/arena/",
+        "comparison": f"/comparisons/{world.comparison.pk}/",
         "gallery-search": (
             f"/w/{slug}/gallery/?q=poster&kind=image&person=olivia&model={MODEL}&sort=views&show=creations"
         ),

@@ -24,6 +24,7 @@ from django.db import transaction
 from django.test import override_settings
 
 from api.tokens import token_create
+from creations.arena.models import Comparison, Contestant
 from creations.artifacts.origin import DERIVED_PREFIX, derived_sign, grant_sign
 from creations.comments.models import Comment
 from creations.comments.services import comment_create
@@ -75,6 +76,9 @@ class World:
     comment: Comment  # the member's comment on the creation, mentioning the owner
     notification: Notification  # the owner's: the member mentioned them
     evaluation: Evaluation  # the member's evaluation of a one-task suite, still running (nothing in flight)
+    # The author's comparison of two models: the world's creation is its contestant A, so who sees
+    # the comparison follows the creation's visibility. Both runs have ended: members may vote.
+    comparison: Comparison
 
 
 CALL = {"step": 1, "call_id": "c1", "name": "execute_bash", "arguments": {"command": "ls"}}
@@ -118,6 +122,7 @@ def build_world(visibility: str) -> World:
     invited = invitation_create(workspace=workspace, actor=owner, role=Role.MEMBER)
     shared = share_link_create(creation=run.creation, user=author, label=SHARE_LABEL)
     comment = _comment_while_visible(run.creation, people[MEMBER], text=f"{COMMENT_TEXT}, @olive")
+    comparison = _comparison_of(run, workspace=workspace, author=author)
     return World(
         workspace=workspace,
         people=people,
@@ -141,6 +146,7 @@ def build_world(visibility: str) -> World:
         comment=comment,
         notification=Notification.objects.get(recipient=owner, kind=Kind.MENTION),
         evaluation=_evaluation(workspace, people[MEMBER]),
+        comparison=comparison,
     )
 
 
@@ -148,6 +154,23 @@ def _evaluation(workspace: Workspace, member: User) -> Evaluation:
     suite = Suite.objects.create(workspace=workspace, name="Role matrix suite", uploaded_by=member, task_count=1)
     SuiteTask.objects.create(suite=suite, position=1, task_id="t1", prompt="2+2?", rule="number", expected="4")
     return Evaluation.objects.create(workspace=workspace, suite=suite, started_by=member, modes="plain")
+
+
+def _comparison_of(run: Run, *, workspace: Workspace, author: User) -> Comparison:
+    """A comparison with the world's run as contestant A and another finished run as B."""
+    comparison = Comparison.objects.create(workspace=workspace, created_by=author, brief=run.creation.brief)
+    other = RunFactory.create(
+        finished=True, creation__workspace=workspace, creation__author=author, creation__brief=run.creation.brief
+    )
+    for position, contestant_run in enumerate((run, other)):
+        Contestant.objects.create(
+            comparison=comparison,
+            position=position,
+            creation=contestant_run.creation,
+            run=contestant_run,
+            model_endpoint=ModelEndpointFactory.create(workspace=workspace, name=f"Role matrix model {position}"),
+        )
+    return comparison
 
 
 def _comment_while_visible(creation: Creation, author: User, *, text: str) -> Comment:
@@ -212,6 +235,7 @@ ARGUMENTS: dict[tuple[str, str] | str, Argument] = {
     ("comments", "pk"): lambda w, actor, target: w.comment.pk,
     ("notifications", "pk"): lambda w, actor, target: w.notification.pk,
     ("evaluations", "pk"): lambda w, actor, target: w.evaluation.pk,
+    ("comparisons", "pk"): lambda w, actor, target: w.comparison.pk,
     # The share link's own address on the artifact origin, and its embed of the world's artifact.
     ("s", "token"): lambda w, actor, target: w.share_token,
     ("embed", "artifact_id"): lambda w, actor, target: w.artifact.pk,

@@ -24,6 +24,7 @@ from creations.access import (
     creation_visible,
     run_for_viewer_or_404,
 )
+from creations.arena.services import comparison_submit
 from creations.comments.services import comment_create
 from creations.models import Creation, Run
 from creations.page_views import count_creation_view
@@ -47,6 +48,9 @@ from workspaces.models import Membership
 from workspaces.permissions import may_start_runs, workspace_membership_or_404
 from workspaces.rate_limits import over_limit, submission_limit
 
+# The new-creation form's second button: the same brief with several models (creations.arena).
+COMPARE_ACTION = "compare"
+
 
 def _signed_in(request: HttpRequest) -> User:
     """The signed-in user (behind @login_required)."""
@@ -55,12 +59,19 @@ def _signed_in(request: HttpRequest) -> User:
 
 
 def _add_service_errors(
-    form: CreationForm | ForkForm | RefineForm | CommentForm | RenameForm, error: ValidationError
+    form: CreationForm | ForkForm | RefineForm | CommentForm | RenameForm,
+    error: ValidationError,
+    *,
+    comparing: bool = False,
 ) -> None:
-    """Put a service's ValidationError on the matching form fields (others on the form)."""
+    """Put a service's ValidationError on the matching form fields (others on the form). `comparing`:
+    the models are the ones to compare, not the single model."""
+    model_field = "compare_models" if comparing else "model"
     if hasattr(error, "error_dict"):
         for field_name, field_errors in error.error_dict.items():
-            target = {"model_endpoint": "model", "files": "uploads"}.get(field_name, field_name)
+            target = {"model_endpoint": model_field, "models": model_field, "files": "uploads"}.get(
+                field_name, field_name
+            )
             form.add_error(target if target in form.fields else None, field_errors)
     else:
         form.add_error(None, error)
@@ -158,6 +169,22 @@ def creation_new(request: HttpRequest, slug: str) -> HttpResponse:
             names = {f.name for f in files}
             files += [upload for upload in chosen.input_uploads() if upload.name not in names]
         try:
+            if request.POST.get("action") == COMPARE_ACTION:
+                comparison = comparison_submit(
+                    workspace=workspace,
+                    author=_signed_in(request),
+                    brief=data["brief"],
+                    title=data["title"],
+                    endpoints=data["compare_models"],
+                    blind=data["blind"],
+                    files=files,
+                    artifact_ids=attachments.ids,
+                    visibility=data["visibility"],
+                    max_steps=data["max_steps"],
+                    max_seconds=data["max_seconds"],
+                    max_tokens=data["max_tokens"],
+                )
+                return redirect(comparison)
             run = creation_submit(
                 workspace=workspace,
                 author=_signed_in(request),
@@ -172,7 +199,7 @@ def creation_new(request: HttpRequest, slug: str) -> HttpResponse:
                 max_tokens=data["max_tokens"],
             )
         except ValidationError as error:
-            _add_service_errors(form, error)
+            _add_service_errors(form, error, comparing=request.POST.get("action") == COMPARE_ACTION)
             refusal_status = _refusal_status(error)
         except PermissionDenied as error:
             form.add_error(None, str(error))
