@@ -23,6 +23,15 @@ from creations.comments.services import comment_create
 from creations.compare import store
 from creations.compare.results import Detail, LineDiff, PixelDiff
 from creations.compare.selectors import comparison_files
+from creations.evaluations.models import (
+    Evaluation,
+    EvaluationItem,
+    EvaluationStatus,
+    ItemStatus,
+    Mode,
+    Modes,
+)
+from creations.evaluations.services import sample_suites_add
 from creations.events.store import store_events
 from creations.models import Artifact, Creation, Run, RunStatus, Visibility
 from creations.schedules.cadence import Cadence
@@ -61,6 +70,7 @@ class EveryPage:
     share_token: str
     webhook: Webhook  # with a delivery that failed once, then was delivered
     comparison: Comparison  # two models' posters side by side, blind, voted on by bob (not the owner)
+    evaluation: Evaluation  # the sample computation suite, finished in both modes by two models
 
 
 def build_every_page() -> EveryPage:
@@ -130,6 +140,9 @@ def build_every_page() -> EveryPage:
     )
     webhook = _webhook_with_log(workspace, owner)
     comparison = _voted_comparison(workspace, owner, bob, endpoint)
+    evaluation = _finished_evaluation(
+        workspace, owner, [endpoint, comparison.contestants.get(position=1).model_endpoint]
+    )
     artifacts = {a.kind if a.path != LONG_NAME else "csv": a for a in finished.artifacts.all()}
     return EveryPage(
         workspace=workspace,
@@ -142,7 +155,42 @@ def build_every_page() -> EveryPage:
         share_token=shared.token or "",
         webhook=webhook,
         comparison=comparison,
+        evaluation=evaluation,
     )
+
+
+def _finished_evaluation(workspace: Workspace, owner: User, models: list[ModelEndpoint | None]) -> Evaluation:
+    """The samples added, and the computation sample answered by two models in both modes, some
+    tasks right and some wrong: the results page with its table, chart and answers."""
+    suite = next(s for s in sample_suites_add(workspace=workspace, user=owner) if "computation" in s.name)
+    evaluation = Evaluation.objects.create(
+        workspace=workspace, suite=suite, started_by=owner, modes=Modes.BOTH, status=EvaluationStatus.FINISHED
+    )
+    position = 0
+    for model in models:
+        assert model is not None
+        for mode in (Mode.SANDBOX, Mode.PLAIN):
+            for number, task in enumerate(suite.tasks.order_by("position")):
+                correct = number % 3 != 0 if mode == Mode.SANDBOX else number % 2 == 0
+                position += 1
+                EvaluationItem.objects.create(
+                    evaluation=evaluation,
+                    task=task,
+                    model_endpoint=model,
+                    model_name=model.name,
+                    mode=mode,
+                    position=position,
+                    status=ItemStatus.SCORED,
+                    answer=task.expected if correct else "a long answer that wanders " * 8,
+                    answer_source="answer.txt" if mode == Mode.SANDBOX else "reply",
+                    read=task.expected if correct else "",
+                    correct=correct,
+                    why="" if correct else "no number where one was expected",
+                    prompt_tokens=900 + number,
+                    completion_tokens=120,
+                    seconds=4.5 + number,
+                )
+    return evaluation
 
 
 def _voted_comparison(workspace: Workspace, owner: User, voter: User, endpoint: ModelEndpoint) -> Comparison:
@@ -282,6 +330,10 @@ def pages(world: EveryPage) -> dict[str, str]:
         "schedule": f"/creations/{creation.pk}/schedule/",
         "arena": f"/w/{slug}/arena/",
         "comparison": f"/comparisons/{world.comparison.pk}/",
+        "evaluations": f"/w/{slug}/evaluations/",
+        "suite-upload": f"/w/{slug}/evaluations/suites/new/",
+        "evaluation-new": f"/w/{slug}/evaluations/new/",
+        "evaluation": f"/evaluations/{world.evaluation.pk}/",
         "gallery-search": (
             f"/w/{slug}/gallery/?q=poster&kind=image&person=olivia&model={MODEL}&sort=views&show=creations"
         ),
