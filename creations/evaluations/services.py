@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
+from datetime import timedelta
 from functools import partial
 
 from celery import current_app
@@ -353,7 +354,7 @@ def plain_item_answer(*, item_id: int) -> None:
     )
     if endpoint is None or exhausted:
         with transaction.atomic():
-            if EvaluationItem.objects.filter(pk=item.pk, status=ItemStatus.IN_FLIGHT).exists():
+            if EvaluationItem.objects.select_for_update().filter(pk=item.pk, status=ItemStatus.IN_FLIGHT).first():
                 _fail(item, exhausted or "Its model was deleted.")
         evaluation_release(evaluation_id=evaluation.pk)
         return
@@ -376,6 +377,30 @@ def plain_item_answer(*, item_id: int) -> None:
             item.seconds = completion.seconds
             _settle(item, answer=Answer(completion.text.strip(), FROM_REPLY), why_no_answer=completion.error)
     evaluation_release(evaluation_id=evaluation.pk)
+
+
+STALE_PLAIN_WHY = "Its worker stopped before the model answered."
+
+
+def plain_items_fail_stale() -> int:
+    """Plain tasks in flight past EVALUATION_PLAIN_TASK_STALE_SECONDS lost their worker: fail them,
+    saying so, and release their evaluations' next tasks. Returns how many it failed.
+
+    The UPDATE is conditional on the item still being in flight, and takes its row lock: an answer
+    settling the item at that moment (under the same lock) wins, and the sweep then leaves it; an
+    answer arriving after the sweep finds it failed and is not scored (its usage is still recorded)."""
+    cutoff = timezone.now() - timedelta(seconds=settings.EVALUATION_PLAIN_TASK_STALE_SECONDS)
+    stale = EvaluationItem.objects.filter(mode=Mode.PLAIN, status=ItemStatus.IN_FLIGHT, started_at__lt=cutoff)
+    failed = 0
+    for item_id, evaluation_id in list(stale.values_list("pk", "evaluation_id")):
+        swept = EvaluationItem.objects.filter(pk=item_id, status=ItemStatus.IN_FLIGHT).update(
+            status=ItemStatus.FAILED, correct=False, why=STALE_PLAIN_WHY, finished_at=timezone.now()
+        )
+        if swept:
+            failed += 1
+            log.warning("Plain task %s of evaluation %s lost its worker; failed it", item_id, evaluation_id)
+            evaluation_release(evaluation_id=evaluation_id)
+    return failed
 
 
 # --- cancelling ----------------------------------------------------------------------------------
