@@ -366,7 +366,7 @@ def plain_item_answer(*, item_id: int) -> None:
                 workspace_id=evaluation.workspace_id,
                 person_id=evaluation.started_by_id,
                 model_endpoint=endpoint,
-                title=f"{evaluation.suite.name} · {task.task_id} · plain",
+                title=f"Evaluation: {evaluation.suite.name} (plain)",
                 succeeded=not completion.error,
                 prompt_tokens=completion.prompt_tokens,
                 completion_tokens=completion.completion_tokens,

@@ -21,7 +21,7 @@ from creations.models.run import (
     RunStatus,
     snapshot_upload_to,
 )
-from creations.models.usage import UsageRecord
+from creations.models.usage import UsageRecord, UsageSource
 
 __all__ = [
     "ACTIVE_STATUSES",
@@ -39,6 +39,7 @@ __all__ = [
     "RunSnapshot",
     "RunStatus",
     "UsageRecord",
+    "UsageSource",
     "Visibility",
     "artifact_upload_to",
     "input_upload_to",

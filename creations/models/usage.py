@@ -10,6 +10,13 @@ from creations.models.run import Run, RunStatus
 from workspaces.models import ModelEndpoint, Workspace
 
 
+class UsageSource(models.TextChoices):
+    RUN = "run", "a run"
+    # A model call that was never a creation's run (an evaluation's plain-mode task): it has no
+    # creation to delete, so its title is shown as it was kept.
+    EVALUATION = "evaluation", "an evaluation's plain task"
+
+
 class UsageRecord(models.Model):
     """What one run cost, written once when it ends: append-only, the source of
     every usage figure (dashboard, usage page, budgets). It outlives the run
@@ -19,6 +26,7 @@ class UsageRecord(models.Model):
     workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="usage_records")
     creation = models.ForeignKey(Creation, null=True, on_delete=models.SET_NULL, related_name="usage_records")
     creation_title = models.CharField(max_length=200, blank=True)
+    source = models.CharField(max_length=16, choices=UsageSource.choices, default=UsageSource.RUN)
     person = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
     model_endpoint = models.ForeignKey(
         ModelEndpoint, null=True, on_delete=models.SET_NULL, related_name="usage_records"

@@ -9,7 +9,7 @@ its worker died; the one-to-one column refuses a second record regardless.
 
 from __future__ import annotations
 
-from creations.models import Run, RunStatus, UsageRecord
+from creations.models import Run, RunStatus, UsageRecord, UsageSource
 from creations.usage.counters import run_usage
 from sandboxes.agent import DEMO_MODEL_NAME
 from workspaces.models import ModelEndpoint
@@ -48,9 +48,11 @@ def usage_record_completion(
     completion_tokens: int,
 ) -> UsageRecord:
     """A model call that is no run (an evaluation's plain-mode task: one chat completion without a
-    sandbox): its tokens count in the month's budget and on the usage page like a run's."""
+    sandbox): its tokens count in the month's budget and on the usage page like a run's, under
+    `title` (it never had a creation to name it)."""
     return UsageRecord.objects.create(
         workspace_id=workspace_id,
+        source=UsageSource.EVALUATION,
         creation_title=title[:200],
         person_id=person_id,
         model_endpoint=model_endpoint,

@@ -11,7 +11,9 @@ the same.
 
 A creation is named only to those who may see it (`creations.access`): another
 member's private creation is "a private creation", and a deleted one, whose
-privacy is no longer known, is named to nobody.
+privacy is no longer known, is named to nobody. A record that never had a creation
+(an evaluation's plain task) is named by the title it was kept with, e.g.
+"Evaluation: Squares (plain)": evaluations are readable by every member.
 """
 
 from __future__ import annotations
@@ -23,12 +25,12 @@ from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 from django.contrib.auth.models import AnonymousUser, User
-from django.db.models import Count, F, Q, Sum
+from django.db.models import Case, Count, F, Q, Sum, Value, When
 from django.db.models.functions import TruncDate
 from django.utils import dateformat
 
 from creations.access import creation_visible
-from creations.models import ACTIVE_STATUSES, IN_FLIGHT_STATUSES, Creation, Run, RunStatus, UsageRecord
+from creations.models import ACTIVE_STATUSES, IN_FLIGHT_STATUSES, Creation, Run, RunStatus, UsageRecord, UsageSource
 from creations.usage.selectors import budget_renews_at, month_start
 from workspaces.models import Membership, Workspace
 
@@ -223,20 +225,22 @@ def costliest_creations(
     time), biggest first, named only to those who may see them. Two queries."""
     top = list(
         _records(workspace, month)
-        .values("creation_id")
+        # An evaluation's plain tasks have no creation: they are grouped by the title they were kept with.
+        .annotate(untied=Case(When(source=UsageSource.EVALUATION, then=F("creation_title")), default=Value("")))
+        .values("creation_id", "untied")
         .annotate(
             runs=Count("pk"),
             tokens=Sum(F("prompt_tokens") + F("completion_tokens")),
             seconds=Sum("sandbox_seconds"),
         )
-        .order_by("-tokens", "-seconds", "creation_id")[:limit]
+        .order_by("-tokens", "-seconds", "creation_id", "untied")[:limit]
     )
     ids = [row["creation_id"] for row in top if row["creation_id"] is not None]
     creations = Creation.objects.only("title", "brief", "visibility", "author_id", "workspace_id").in_bulk(ids)
     result = []
     for row in top:
         creation = creations.get(row["creation_id"])
-        title = _shown_title(creation, user=user, membership=membership)
+        title = row["untied"] or _shown_title(creation, user=user, membership=membership)
         result.append(
             CostlyCreation(
                 title=title or (DELETED_TITLE if creation is None else PRIVATE_TITLE),
@@ -293,6 +297,7 @@ def usage_csv_rows(
             "recorded_at",
             "model_name",
             "creation_title",
+            "source",
             "status",
             "prompt_tokens",
             "completion_tokens",
@@ -307,7 +312,9 @@ def usage_csv_rows(
     )
     for record in records.iterator(chunk_size=1000):
         creation = record.creation
-        if creation is None:
+        if record.source == UsageSource.EVALUATION:
+            title = record.creation_title
+        elif creation is None:
             title = DELETED_TITLE
         elif creation_visible(creation=creation, user=user, membership=membership):
             title = record.creation_title

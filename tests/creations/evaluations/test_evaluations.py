@@ -187,7 +187,8 @@ def test_a_plain_task_is_one_completion_without_tools_counted_in_usage(
     item = EvaluationItem.objects.get(pk=item_id)
     assert (item.answer, item.correct, item.tokens, item.status) == ("It is 4.", False, 35, ItemStatus.SCORED)
     record = UsageRecord.objects.get(workspace=team.workspace)
-    assert (record.run_id, record.prompt_tokens, record.completion_tokens, record.person_id) == (
+    assert (record.creation_title, record.run_id, record.prompt_tokens, record.completion_tokens, record.person_id) == (
+        "Evaluation: Squares (plain)",
         None,
         30,
         5,

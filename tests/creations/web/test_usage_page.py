@@ -16,6 +16,7 @@ from django.utils import timezone
 
 from creations.models import Creation, RunStatus, UsageRecord, Visibility
 from creations.runs.state import run_finish
+from creations.usage.ledger import usage_record_completion
 from tests.support.factories import ArtifactFactory, CreationFactory, UsageRecordFactory, make_run
 from tests.support.fixtures.accounts import Team
 
@@ -253,6 +254,35 @@ def test_a_deleted_creation_is_named_to_nobody(team: Team, client: Client) -> No
 
     assert [(c.title, c.url) for c in response.context["costliest"]] == [("A deleted creation", None)]
     assert [row["creation"] for row in csv_rows(export(client, team, None, month=MONTH))] == ["A deleted creation"]
+
+
+def test_an_evaluations_plain_tasks_read_as_the_evaluation_not_a_deleted_creation(team: Team, client: Client) -> None:
+    deleted = spend(team, team.member, tokens=1_000, when=march(7), title="Old poster")
+    assert deleted.creation is not None
+    deleted.creation.delete()
+    for tokens in (3_000, 2_000):  # two tasks of one suite, as plain_item_answer records them
+        record = usage_record_completion(
+            workspace_id=team.workspace.pk,
+            person_id=team.owner.pk,
+            model_endpoint=None,
+            title="Evaluation: Squares (plain)",
+            succeeded=True,
+            prompt_tokens=tokens,
+            completion_tokens=0,
+        )
+        UsageRecord.objects.filter(pk=record.pk).update(recorded_at=march(8))
+
+    response = page(client, team, team.member, month=MONTH)
+
+    assert [(c.title, c.url, c.runs, c.tokens) for c in response.context["costliest"]] == [
+        ("Evaluation: Squares (plain)", None, 2, 5_000),
+        ("A deleted creation", None, 1, 1_000),
+    ]
+    assert [row["creation"] for row in csv_rows(export(client, team, None, month=MONTH))] == [
+        "A deleted creation",
+        "Evaluation: Squares (plain)",
+        "Evaluation: Squares (plain)",
+    ]
 
 
 # --- the CSV export ---------------------------------------------------------------------------
