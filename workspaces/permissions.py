@@ -44,6 +44,7 @@ COMMENT_REFUSED = (
 EDIT_COMMENT_REFUSED = "You can edit only the comments you wrote."
 EVALUATE_REFUSED = "Only owners, admins and members of this workspace can upload suites and start evaluations."
 CANCEL_EVALUATION_REFUSED = "You can cancel the evaluations you started; owners and admins can cancel any."
+DELETE_SUITE_REFUSED = "You can delete the suites you uploaded; owners and admins can delete any."
 DELETE_COMMENT_REFUSED = "You can delete the comments you wrote; owners and admins can delete any."
 VOTE_REFUSED = "Only owners, admins and members of this workspace can vote; viewers see the comparisons and the votes."
 
@@ -147,6 +148,14 @@ def may_cancel_evaluation(
         return False
     assert membership is not None
     return membership.can_manage or (started_by_id is not None and started_by_id == user.pk)
+
+
+def may_delete_suite(membership: Membership | None, *, uploaded_by_id: int | None, user: User | AnonymousUser) -> bool:
+    """The person who uploaded it, while they may still upload suites; owners and admins any."""
+    if not may_run_evaluations(membership):
+        return False
+    assert membership is not None
+    return membership.can_manage or (uploaded_by_id is not None and uploaded_by_id == user.pk)
 
 
 def may_vote(membership: Membership | None) -> bool:

@@ -11,7 +11,7 @@ from ninja.errors import HttpError
 from ninja.files import UploadedFile
 
 from api.auth import WRITE, caller
-from api.problems import Problem
+from api.problems import Problem, refusals_as_conflicts
 from api.schemas.evaluations import (
     EvaluationIn,
     EvaluationOut,
@@ -23,7 +23,7 @@ from api.schemas.evaluations import (
 )
 from creations.evaluations.models import Evaluation, Suite
 from creations.evaluations.results import evaluation_items, evaluation_progress, evaluation_results
-from creations.evaluations.services import evaluation_cancel, evaluation_start, suite_upload
+from creations.evaluations.services import evaluation_cancel, evaluation_start, suite_delete, suite_upload
 from workspaces.models import ModelEndpoint
 from workspaces.permissions import workspace_membership_or_404
 from workspaces.selectors import membership_get
@@ -66,6 +66,28 @@ def upload_suite(
         zip_data=files.read() if files is not None else None,
     )
     return Status(201, suite)
+
+
+@workspace_router.delete(
+    "/{slug}/suites/{suite_id}",
+    auth=WRITE,
+    response={204: None, 409: Problem},
+    summary="Delete a suite",
+    description=(
+        "With its tasks, its evaluations and their results, and its stored files; runs its evaluations made stay. "
+        "For whoever uploaded it, and owners and admins (403 for the other members). While one of its "
+        "evaluations is running: 409, saying so."
+    ),
+)
+def delete_suite(request: HttpRequest, slug: str, suite_id: int) -> Status[None]:
+    user = caller(request)
+    workspace = workspace_membership_or_404(slug=slug, user=user).workspace
+    suite = Suite.objects.filter(pk=suite_id, workspace=workspace).first()
+    if suite is None:
+        raise Http404("No such suite in this workspace; GET …/suites lists them.")
+    with refusals_as_conflicts():
+        suite_delete(suite=suite, user=user)
+    return Status(204, None)
 
 
 def _evaluation_out(evaluation: Evaluation) -> EvaluationOut:

@@ -25,6 +25,7 @@ from django.conf import settings
 from django.contrib.auth.models import User
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.core.files.base import ContentFile
+from django.core.files.storage import Storage
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.db import transaction
 from django.utils import timezone
@@ -57,8 +58,10 @@ from workspaces.endpoints import KEY_UNREADABLE
 from workspaces.models import ModelEndpoint, Workspace
 from workspaces.permissions import (
     CANCEL_EVALUATION_REFUSED,
+    DELETE_SUITE_REFUSED,
     EVALUATE_REFUSED,
     may_cancel_evaluation,
+    may_delete_suite,
     may_run_evaluations,
 )
 from workspaces.selectors import membership_get
@@ -145,6 +148,40 @@ def suite_upload(
     return suite
 
 
+class SuiteInUse(ValidationError):
+    """The suite is being evaluated now: it is not deleted."""
+
+
+def suite_delete(*, suite: Suite, user: User) -> None:
+    """Delete the suite with its tasks, its evaluations and their results, and its files from storage
+    (once the deletion is committed). Refused (SuiteInUse, a sentence) while one of its evaluations is
+    running: its tasks still read the suite. Runs its sandbox tasks made stay, as the usage they cost."""
+    membership = membership_get(workspace=suite.workspace_id, user=user)
+    if not may_delete_suite(membership, uploaded_by_id=suite.uploaded_by_id, user=user):
+        raise PermissionDenied(DELETE_SUITE_REFUSED)
+    with transaction.atomic():
+        # The row lock makes an evaluation starting now wait, then find the suite gone (evaluation_start).
+        locked = Suite.objects.select_for_update().filter(pk=suite.pk).first()
+        if locked is None:
+            return
+        if Evaluation.objects.filter(suite=locked, status=EvaluationStatus.RUNNING).exists():
+            raise SuiteInUse(
+                f"“{locked.name}” is being evaluated now: cancel that evaluation, or let it finish, "
+                "then delete the suite."
+            )
+        stored = [(f.file.storage, f.file.name) for f in locked.files.all() if f.file.name]
+        locked.delete()
+        transaction.on_commit(partial(_delete_stored, stored))
+
+
+def _delete_stored(stored: list[tuple[Storage, str]]) -> None:
+    for storage, name in stored:
+        try:
+            storage.delete(name)
+        except Exception as error:  # the store is away (any backend's error): the file stays, the suite is gone
+            log.warning("Could not delete a deleted suite's file %s: %s", name, error)
+
+
 def sample_suites_add(*, workspace: Workspace, user: User) -> list[Suite]:
     """The platform's three sample suites, added to the workspace (again, if they were added before)."""
     return [
@@ -191,6 +228,9 @@ def evaluation_start(
         raise ValidationError({"modes": "Choose sandbox, plain or both."})
     chosen = _clean_models(workspace, endpoints)
     check_can_submit(workspace)
+    # Held until the evaluation is made, so the suite cannot be deleted under it (suite_delete).
+    if Suite.objects.select_for_update().filter(pk=suite.pk).values_list("pk", flat=True).first() is None:
+        raise ValidationError({"suite": "That suite was deleted; pick another one."})
     evaluation = Evaluation.objects.create(workspace=workspace, suite=suite, started_by=user, modes=modes)
     items: list[EvaluationItem] = []
     # Task by task, each model and mode in turn: the first results already compare them all.

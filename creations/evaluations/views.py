@@ -31,12 +31,20 @@ from creations.evaluations.results import (
     evaluation_results,
     results_csv_rows,
 )
-from creations.evaluations.services import evaluation_cancel, evaluation_start, sample_suites_add, suite_upload
+from creations.evaluations.services import (
+    SuiteInUse,
+    evaluation_cancel,
+    evaluation_start,
+    sample_suites_add,
+    suite_delete,
+    suite_upload,
+)
 from creations.web.csp import with_platform_csp
 from workspaces.models import Membership
 from workspaces.permissions import (
     EVALUATE_REFUSED,
     may_cancel_evaluation,
+    may_delete_suite,
     may_run_evaluations,
     workspace_membership_or_404,
 )
@@ -73,11 +81,15 @@ def evaluations_list(request: HttpRequest, slug: str) -> HttpResponse:
     membership = workspace_membership_or_404(slug=slug, user=request.user)
     workspace = membership.workspace
     evaluations = Evaluation.objects.filter(workspace=workspace).select_related("suite", "started_by")[:50]
+    suites = Suite.objects.filter(workspace=workspace).select_related("uploaded_by")
     context = {
         "workspace": workspace,
         "membership": membership,
         "allowed": may_run_evaluations(membership),
-        "suites": Suite.objects.filter(workspace=workspace).select_related("uploaded_by"),
+        "suites": [
+            (suite, may_delete_suite(membership, uploaded_by_id=suite.uploaded_by_id, user=request.user))
+            for suite in suites
+        ],
         "evaluations": [(evaluation, evaluation_progress(evaluation)) for evaluation in evaluations],
     }
     return render(request, "evaluations/list.html", context)
@@ -125,6 +137,22 @@ def samples_add_view(request: HttpRequest, slug: str) -> HttpResponse:
     membership = workspace_membership_or_404(slug=slug, user=request.user)
     sample_suites_add(workspace=membership.workspace, user=_signed_in(request))  # PermissionDenied: the 403 page
     messages.success(request, "The three sample suites are added, labelled as samples.")
+    return redirect("evaluations_list", slug=membership.workspace.slug)
+
+
+@login_required
+@require_POST
+def suite_delete_view(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
+    membership = workspace_membership_or_404(slug=slug, user=request.user)
+    suite = Suite.objects.filter(pk=pk, workspace=membership.workspace).first()
+    if suite is None:
+        raise Http404("No such suite.")
+    try:
+        suite_delete(suite=suite, user=_signed_in(request))  # PermissionDenied: the 403 page
+    except SuiteInUse as refused:
+        messages.error(request, " ".join(refused.messages))
+    else:
+        messages.success(request, f"“{suite.name}” is deleted, with its evaluations and their results.")
     return redirect("evaluations_list", slug=membership.workspace.slug)
 
 

@@ -58,6 +58,7 @@ PUBLISHED = {
     ("DELETE", "/api/v1/runs/{run_id}/follow"): "api_endpoints_follows_unfollow_creation",
     ("GET", "/api/v1/workspaces/{slug}/suites"): "api_endpoints_evaluations_list_suites",
     ("POST", "/api/v1/workspaces/{slug}/suites"): "api_endpoints_evaluations_upload_suite",
+    ("DELETE", "/api/v1/workspaces/{slug}/suites/{suite_id}"): "api_endpoints_evaluations_delete_suite",
     ("POST", "/api/v1/workspaces/{slug}/evaluations"): "api_endpoints_evaluations_create_evaluation",
     ("GET", "/api/v1/evaluations/{evaluation_id}"): "api_endpoints_evaluations_get_evaluation",
     ("GET", "/api/v1/evaluations/{evaluation_id}/results"): "api_endpoints_evaluations_get_results",

@@ -44,11 +44,13 @@ from tests.support.role_world import (
     OWNER,
     ROLES,
     SHARE_LABEL,
+    SPARE_SUITE,
     TITLE,
     VISIBILITIES,
     WORKSPACE,
     World,
     sees,
+    spare_suite,
     world_for_case,
 )
 
@@ -669,6 +671,14 @@ ROWS = [
         writes=True,
         changed=lambda world: Suite.objects.count() > 1,
     ),
+    # The spare suite is the member's, with no evaluation: the member, owners and admins delete it.
+    Row(
+        DELETE,
+        "/api/v1/workspaces/{slug}/suites/{suite_id}",
+        creators_only(Answer(204, changed=True)),
+        writes=True,
+        changed=lambda world: not Suite.objects.filter(name=SPARE_SUITE).exists(),
+    ),
     Row(
         POST,
         "/api/v1/workspaces/{slug}/evaluations",
@@ -778,6 +788,7 @@ ARGUMENTS: dict[tuple[str, str] | str, Callable[[World], Any]] = {
     ("comments", "comment_id"): lambda w: w.comment.pk,
     ("notifications", "notification_id"): lambda w: w.notification.pk,
     ("evaluations", "evaluation_id"): lambda w: w.evaluation.pk,
+    ("suites", "suite_id"): lambda w: spare_suite(w.workspace, w.people[MEMBER]).pk,
     ("comparisons", "comparison_id"): lambda w: w.comparison.pk,
     "slug": lambda w: w.workspace.slug,
 }

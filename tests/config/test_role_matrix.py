@@ -78,6 +78,7 @@ from tests.support.role_world import (
     OUTSIDER,
     OWNER,
     ROLES,
+    SPARE_SUITE,
     TITLE,
     VISIBILITIES,
     WORKSPACE,
@@ -617,6 +618,12 @@ ROWS = [
         "suite_samples_add",
         {GET: POST_ONLY, POST: members(CREATORS, done(to="evaluations_list"), otherwise=FORBIDDEN)},
         changed=lambda w, actor: Suite.objects.filter(is_sample=True).exists(),
+    ),
+    # The spare suite is the member's, with no evaluation: the member, owners and admins delete it.
+    Row(
+        "suite_delete",
+        {GET: POST_ONLY, POST: members(CREATORS, done(to="evaluations_list"), otherwise=FORBIDDEN)},
+        changed=lambda w, actor: not Suite.objects.filter(name=SPARE_SUITE).exists(),
     ),
     Row(
         "evaluation_new",

@@ -150,6 +150,14 @@ def build_world(visibility: str) -> World:
     )
 
 
+SPARE_SUITE = "Role matrix spare suite"
+
+
+def spare_suite(workspace: Workspace, member: User | None) -> Suite:
+    """A suite of the member's that no evaluation uses, made when a URL asks for one (to delete it)."""
+    return Suite.objects.create(workspace=workspace, name=SPARE_SUITE, uploaded_by=member)
+
+
 def _evaluation(workspace: Workspace, member: User) -> Evaluation:
     suite = Suite.objects.create(workspace=workspace, name="Role matrix suite", uploaded_by=member, task_count=1)
     SuiteTask.objects.create(suite=suite, position=1, task_id="t1", prompt="2+2?", rule="number", expected="4")
@@ -235,6 +243,7 @@ ARGUMENTS: dict[tuple[str, str] | str, Argument] = {
     ("comments", "pk"): lambda w, actor, target: w.comment.pk,
     ("notifications", "pk"): lambda w, actor, target: w.notification.pk,
     ("evaluations", "pk"): lambda w, actor, target: w.evaluation.pk,
+    ("suites", "pk"): lambda w, actor, target: spare_suite(w.workspace, w.people[MEMBER]).pk,
     ("comparisons", "pk"): lambda w, actor, target: w.comparison.pk,
     # The share link's own address on the artifact origin, and its embed of the world's artifact.
     ("s", "token"): lambda w, actor, target: w.share_token,
