@@ -340,3 +340,30 @@ def test_a_run_recorded_when_it_ends_appears_in_the_export(team: Team, client: C
 
     rows = csv_rows(export(client, team, team.member))
     assert [(row["person"], row["prompt_tokens"], row["status"]) for row in rows] == [("alice", "700", "succeeded")]
+
+
+def test_plain_task_records_kept_before_they_were_marked_read_as_their_evaluation(team: Team) -> None:
+    """The migration that marks them: only records with no creation, run, sandbox time or files and a
+    plain task's title; a deleted creation's record stays unnamed whatever its title."""
+    from importlib import import_module
+
+    from django.apps import apps
+
+    migration = import_module("creations.migrations.0018_usagerecord_source")
+    kept = UsageRecordFactory.create(
+        workspace=team.workspace,
+        creation=None,
+        creation_title="Squares · t1 · plain",
+        sandbox_seconds=0,
+        bytes_stored=0,
+    )
+    deleted = spend(team, team.member, tokens=1_000, when=march(7), title="Launch · draft · plain")
+    assert deleted.creation is not None
+    deleted.creation.delete()
+
+    migration.mark_plain_evaluation_records(apps, None)
+
+    kept.refresh_from_db()
+    deleted.refresh_from_db()
+    assert (kept.source, kept.creation_title) == ("evaluation", "Evaluation: Squares (plain)")
+    assert deleted.source == "run"
