@@ -6,6 +6,7 @@ from typing import Literal
 from ninja import Field, Schema
 from pydantic import ConfigDict
 
+from api.schemas.text import StoredText
 from creations.schedules.models import Schedule
 
 
@@ -15,10 +16,10 @@ class ScheduleIn(Schema):
     model_config = ConfigDict(extra="forbid")
 
     cadence: Literal["daily", "weekly", "cron"]
-    instruction: str = Field(description="The standing instruction each refresh refines the latest version with")
+    instruction: StoredText = Field(description="The standing instruction each refresh refines the latest version with")
     at: time | None = Field(default=None, description="daily and weekly: the time of day, UTC (default 06:00)")
     weekday: int | None = Field(default=None, description="weekly: 0 (Monday) to 6 (Sunday)")
-    cron: str = Field(default="", description="cron: five fields, UTC, e.g. 0 6 * * 1-5")
+    cron: StoredText = Field(default="", description="cron: five fields, UTC, e.g. 0 6 * * 1-5")
 
 
 class ScheduleOut(Schema):

@@ -5,6 +5,7 @@ from datetime import datetime
 from ninja import Field, Schema
 from pydantic import ConfigDict
 
+from api.schemas.text import StoredText
 from creations.webhooks.events import WebhookEvent
 from creations.webhooks.models import Webhook
 
@@ -14,9 +15,11 @@ class WebhookIn(Schema):
 
     model_config = ConfigDict(extra="forbid")
 
-    url: str = Field(description="An http(s) address; metadata addresses are refused, private ones unless allowed")
+    url: StoredText = Field(
+        description="An http(s) address; metadata addresses are refused, private ones unless allowed"
+    )
     events: list[WebhookEvent] = Field(description="The events it receives")
-    description: str = Field(default="", description="What receives them (100 characters)")
+    description: StoredText = Field(default="", description="What receives them (100 characters)")
 
 
 class WebhookChange(Schema):
@@ -24,9 +27,9 @@ class WebhookChange(Schema):
 
     model_config = ConfigDict(extra="forbid")
 
-    url: str | None = None
+    url: StoredText | None = None
     events: list[WebhookEvent] | None = None
-    description: str | None = None
+    description: StoredText | None = None
     is_active: bool | None = Field(default=None, description="false: nothing is sent until it is switched on")
 
 

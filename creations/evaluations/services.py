@@ -47,7 +47,13 @@ from creations.evaluations.models import (
 from creations.evaluations.plain import complete_plain
 from creations.evaluations.samples import sample_suites
 from creations.evaluations.scoring import score
-from creations.evaluations.suite_format import ParsedSuite, SuiteFormatError, SuiteLimits, parse_suite
+from creations.evaluations.suite_format import (
+    ParsedSuite,
+    SuiteFormatError,
+    SuiteLimits,
+    parse_suite,
+    unstorable_text,
+)
 from creations.models import Run, RunStatus, Visibility
 from creations.runs.inputs import clean_input_files
 from creations.runs.services import creation_submit, run_cancel
@@ -106,6 +112,8 @@ def _clean_suite_name(name: str) -> str:
     name = (name or "").strip()
     if not name:
         raise ValidationError({"name": "Name the suite, e.g. “Invoices, March”."})
+    if why := unstorable_text(name):
+        raise ValidationError({"name": f"The name {why}."})
     if len(name) > SUITE_NAME_MAX_CHARS:
         raise ValidationError({"name": f"The name has at most {SUITE_NAME_MAX_CHARS} characters."})
     return name

@@ -212,6 +212,32 @@ def _task(obj: object, seen_ids: set[str]) -> tuple[TaskSpec, dict[str, bytes]]:
     return spec, inline
 
 
+def unstorable_text(text: str) -> str:
+    """Why `text` cannot be stored as text ("" when it can): PostgreSQL refuses NUL, and a lone
+    UTF-16 surrogate (JSON's `\\ud800`) is half a character that no encoding writes."""
+    if "\x00" in text:
+        return "holds the NUL character (\\u0000), which cannot be stored"
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as error:
+        return f"holds a lone surrogate (\\u{ord(text[error.start]):04x}), half of a character"
+    return ""
+
+
+def _check_storable(value: object, field_name: str = "") -> None:
+    """Every string in a decoded task, its keys too, named by the task's field it is under."""
+    if isinstance(value, str):
+        if why := unstorable_text(value):
+            raise _Problem(field_name, why)
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            _check_storable(key, field_name or str(key))
+            _check_storable(item, field_name or str(key))
+    elif isinstance(value, list):
+        for item in value:
+            _check_storable(item, field_name)
+
+
 def _records(data: bytes) -> list[tuple[str, object | None, str]]:
     """(where, the decoded value or None, the decoding problem) per task: "line N" in JSON Lines,
     "task N" in a JSON array (the reference's data.json)."""
@@ -280,6 +306,7 @@ def parse_suite(data: bytes, *, limits: SuiteLimits, zip_data: bytes | None = No
             problems.append(f"{where}: {decoding}.")
             continue
         try:
+            _check_storable(value)
             spec, inline = _task(value, seen)
             missing = [name for name in spec.files if name not in zipped and name not in inline]
             if missing:

@@ -4,10 +4,16 @@ on the pages alike; nothing is stored and nothing answers with a server error.""
 
 from __future__ import annotations
 
+import json
+
 import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 
+from creations.evaluations.models import Suite
 from creations.models import Creation, Run, RunMessage, RunStatus
+from creations.schedules.models import Schedule
+from creations.webhooks.models import Webhook
 from tests.support.api import api_as
 from tests.support.factories import ModelEndpointFactory, RunFactory
 from tests.support.fixtures.accounts import Team
@@ -102,3 +108,34 @@ def test_an_address_without_nul_is_served_as_before(team: Team) -> None:
     browser.force_login(team.member)
     assert browser.get(f"/w/{team.workspace.slug}/?q=poster").status_code == 200
     assert api_as(team.member).get(f"/api/v1/runs?workspace={team.workspace.slug}").status_code == 200
+
+
+@pytest.mark.parametrize("bad", [NUL, "\ud800"], ids=["nul", "lone surrogate"])
+def test_schedules_webhooks_and_suites_refuse_text_that_cannot_be_stored_naming_the_field(team: Team, bad: str) -> None:
+    run = a_run(team)
+    owner = api_as(team.owner)
+    schedule = owner.send("PUT", f"/api/v1/runs/{run.pk}/schedule", {"cadence": "daily", "instruction": f"x{bad}"})
+    webhook = owner.post(
+        f"/api/v1/workspaces/{team.workspace.slug}/webhooks",
+        {"url": "http://127.0.0.1:9/", "events": ["run.succeeded"], "description": f"d{bad}"},
+    )
+    line = json.dumps({"id": "a", "prompt": f"what is 2+2{bad}", "expected": "4", "rule": "exact"})
+    suite = owner.post(
+        f"/api/v1/workspaces/{team.workspace.slug}/suites",
+        {"tasks": SimpleUploadedFile("suite.jsonl", line.encode("utf-8", "surrogatepass")), "name": "Sums"},
+        multipart=True,
+    )
+    # A form field is bytes, decoded by the platform: it can hold NUL, never half a character.
+    named = owner.post(
+        f"/api/v1/workspaces/{team.workspace.slug}/suites",
+        {"tasks": SimpleUploadedFile("suite.jsonl", line.replace(bad, "").encode()), "name": f"Sums{NUL}"},
+        multipart=True,
+    )
+    assert [r.status_code for r in (schedule, webhook, suite, named)] == [422, 422, 422, 422]
+    assert [e["field"] for e in schedule.json()["errors"]] == ["instruction"]
+    assert [e["field"] for e in webhook.json()["errors"]] == ["description"]
+    assert "Line 1, field “prompt”" in suite.json()["detail"]
+    assert [e["field"] for e in named.json()["errors"]] == ["name"]
+    assert not Schedule.objects.exists()
+    assert not Webhook.objects.exists()
+    assert not Suite.objects.exists()
