@@ -81,6 +81,35 @@ def comparison_for_viewer_or_404(*, pk: int, user: AnyUser) -> ComparisonViewing
     return ComparisonViewing(comparison=comparison, membership=membership, contestants=contestants, my_vote=my_vote)
 
 
+@dataclass(frozen=True)
+class ContestantNote:
+    """What a contestant's own creation and run pages say of its comparison, to one person."""
+
+    comparison: Comparison
+    letter: str
+    of: int  # how many contestants the comparison has
+    model_hidden: bool  # blind, and this person has not voted in it
+    may_open: bool  # a member of its workspace, who may open the comparison's page
+
+
+def contestant_note(*, creation_id: int, user: AnyUser, is_member: bool) -> ContestantNote | None:
+    """The comparison `creation_id` takes part in, as its pages show it to `user`; None for a creation
+    of no comparison. A blind comparison hides the model from whoever has not voted in it (who made
+    it included), on these pages as on its own, so that a vote judges the work alone."""
+    contestant = Contestant.objects.select_related("comparison").filter(creation_id=creation_id).first()
+    if contestant is None:
+        return None
+    comparison = contestant.comparison
+    voted = user.is_authenticated and Vote.objects.filter(comparison=comparison, voter=user).exists()
+    return ContestantNote(
+        comparison=comparison,
+        letter=contestant.letter,
+        of=comparison.contestants.count(),
+        model_hidden=comparison.blind and not voted,
+        may_open=is_member,
+    )
+
+
 def comparison_tallies(comparison: Comparison) -> tuple[Counter[int], int]:
     """Votes per contestant (by id) and the number of ties."""
     winners: list[int | None] = list(Vote.objects.filter(comparison=comparison).values_list("winner_id", flat=True))
