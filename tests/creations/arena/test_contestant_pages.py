@@ -76,3 +76,17 @@ def test_outsiders_of_a_public_blind_contestant_get_no_model_and_no_link_they_co
         assert not _named(page, models[0])
         assert "Model hidden while its comparison is blind" in page
         assert comparison.get_absolute_url() not in page
+
+
+def test_a_contestants_creation_page_links_back_to_its_comparison_for_the_workspaces_members(
+    team: Team, client: Client
+) -> None:
+    comparison = a_comparison(team.workspace, team.owner, team_models(team.workspace, 3), blind=True)
+    contestant = comparison.contestants.get(position=2)
+    page = html.unescape(signed_in(client, team.viewer).get(contestant.creation.get_absolute_url()).content.decode())
+    assert f'<a href="{comparison.get_absolute_url()}">One of 3 in a comparison</a>, as C' in page
+
+    Creation.objects.filter(pk=contestant.creation_id).update(visibility=Visibility.PUBLIC)
+    outsiders = signed_in(Client(), team.outsider).get(contestant.creation.get_absolute_url())
+    assert outsiders.status_code == 200
+    assert "in a comparison" not in html.unescape(outsiders.content.decode())
