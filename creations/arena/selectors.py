@@ -18,7 +18,7 @@ from django.http import Http404
 from creations.access import creation_visible, visible_to_member
 from creations.arena.models import Comparison, Contestant, Vote
 from creations.arena.ratings import Ballot, Rating, ratings
-from creations.models import Artifact, ArtifactKind
+from creations.models import Artifact, ArtifactKind, Creation
 from workspaces.models import Membership, ModelEndpoint, Workspace
 from workspaces.permissions import may_vote
 from workspaces.selectors import membership_get
@@ -92,12 +92,14 @@ class ContestantNote:
     may_open: bool  # a member of its workspace, who may open the comparison's page
 
 
-def contestant_note(*, creation_id: int, user: AnyUser, is_member: bool) -> ContestantNote | None:
-    """The comparison `creation_id` takes part in, as its pages show it to `user`; None for a creation
+def contestant_note(*, creation: Creation, user: AnyUser, is_member: bool) -> ContestantNote | None:
+    """The comparison `creation` takes part in, as its pages show it to `user`; None for a creation
     of no comparison. A blind comparison hides the model from whoever has not voted in it (who made
     it included), on these pages as on its own, so that a vote judges the work alone."""
-    contestant = Contestant.objects.select_related("comparison").filter(creation_id=creation_id).first()
-    if contestant is None:
+    try:
+        # The pages select it with the creation: a creation of no comparison costs no query here.
+        contestant = creation.contestant
+    except Contestant.DoesNotExist:
         return None
     comparison = contestant.comparison
     voted = user.is_authenticated and Vote.objects.filter(comparison=comparison, voter=user).exists()

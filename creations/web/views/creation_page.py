@@ -62,7 +62,7 @@ def creation_page(
         "version_rows": version_rows(runs),
         # What the selected version is compared with by default: the one it came from, else the one before.
         "compare_with": compare_default(runs, selected),
-        "contestant": contestant_note(creation_id=creation.pk, user=request.user, is_member=viewing.is_member),
+        "contestant": contestant_note(creation=creation, user=request.user, is_member=viewing.is_member),
         "follow_ups": demo_follow_ups(creation.brief) if creation.model_endpoint_id is None else [],
         **_conversation_context(request, viewing, comment_form),
     }
