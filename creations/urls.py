@@ -14,6 +14,7 @@ urlpatterns = [
     path("gallery/", gallery.public_gallery, name="public_gallery"),
     path("comparisons/<int:pk>/", arena.comparison_detail, name="comparison_detail"),
     path("comparisons/<int:pk>/vote/", arena.comparison_vote, name="comparison_vote"),
+    path("comparisons/<int:pk>/cancel/", arena.comparison_cancel_view, name="comparison_cancel"),
     path("creations/<int:pk>/", creations.creation_detail, name="creation_detail"),
     path("creations/<int:pk>/rerun/", creations.creation_rerun, name="creation_rerun"),
     path("creations/<int:pk>/fork/", creations.creation_fork_view, name="creation_fork"),

@@ -46,6 +46,7 @@ EVALUATE_REFUSED = "Only owners, admins and members of this workspace can upload
 CANCEL_EVALUATION_REFUSED = "You can cancel the evaluations you started; owners and admins can cancel any."
 DELETE_SUITE_REFUSED = "You can delete the suites you uploaded; owners and admins can delete any."
 DELETE_COMMENT_REFUSED = "You can delete the comments you wrote; owners and admins can delete any."
+CANCEL_COMPARISON_REFUSED = "You can cancel the comparisons you made; owners and admins can cancel any."
 VOTE_REFUSED = "Only owners, admins and members of this workspace can vote; viewers see the comparisons and the votes."
 
 
@@ -162,3 +163,13 @@ def may_vote(membership: Membership | None) -> bool:
     """Whether a membership lets its person vote in the workspace's comparisons: those who may
     start runs (and so make comparisons); viewers see them and the leaderboard."""
     return may_start_runs(membership)
+
+
+def may_cancel_comparison(
+    membership: Membership | None, *, created_by_id: int | None, user: User | AnonymousUser
+) -> bool:
+    """The person who made the comparison, while they may still start runs; owners and admins any."""
+    if not may_start_runs(membership):
+        return False
+    assert membership is not None
+    return membership.can_manage or (created_by_id is not None and created_by_id == user.pk)

@@ -31,7 +31,7 @@ from creations.arena.selectors import (
     comparison_tallies,
     workspace_leaderboard,
 )
-from creations.arena.services import AlreadyVoted, comparison_submit, vote_cast
+from creations.arena.services import AlreadyVoted, comparison_cancel, comparison_submit, vote_cast
 from workspaces.models import ModelEndpoint
 from workspaces.permissions import workspace_membership_or_404
 
@@ -120,6 +120,22 @@ def create_comparison(request: HttpRequest, slug: str, payload: ComparisonIn) ->
 @router.get("/{comparison_id}", response=ComparisonOut, summary="One comparison, as you may see it")
 def get_comparison(request: HttpRequest, comparison_id: int) -> ComparisonOut:
     return comparison_out(request, comparison_for_viewer_or_404(pk=comparison_id, user=caller(request)))
+
+
+@router.post(
+    "/{comparison_id}/cancel",
+    auth=WRITE,
+    response={202: ComparisonOut, 409: Problem},
+    summary="Cancel a comparison as a whole",
+    description="Every contestant run still queued or running is cancelled, as a run is; what they made stays. "
+    "For whoever made the comparison, and owners and admins. 409 when every contestant had ended already.",
+)
+def cancel_comparison(request: HttpRequest, comparison_id: int) -> Status[ComparisonOut]:
+    user = caller(request)
+    viewing = comparison_for_viewer_or_404(pk=comparison_id, user=user)
+    if not comparison_cancel(comparison=viewing.comparison, user=user):
+        raise HttpError(409, f"Every contestant of comparison {comparison_id} has ended: there is nothing to cancel.")
+    return Status(202, comparison_out(request, comparison_for_viewer_or_404(pk=comparison_id, user=user)))
 
 
 @router.post(

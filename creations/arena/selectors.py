@@ -18,7 +18,7 @@ from django.http import Http404
 from creations.access import creation_visible, visible_to_member
 from creations.arena.models import Comparison, Contestant, Vote
 from creations.arena.ratings import Ballot, Rating, ratings
-from creations.models import Artifact, ArtifactKind
+from creations.models import Artifact, ArtifactKind, Creation
 from workspaces.models import Membership, ModelEndpoint, Workspace
 from workspaces.permissions import may_vote
 from workspaces.selectors import membership_get
@@ -79,6 +79,37 @@ def comparison_for_viewer_or_404(*, pk: int, user: AnyUser) -> ComparisonViewing
         else None
     )
     return ComparisonViewing(comparison=comparison, membership=membership, contestants=contestants, my_vote=my_vote)
+
+
+@dataclass(frozen=True)
+class ContestantNote:
+    """What a contestant's own creation and run pages say of its comparison, to one person."""
+
+    comparison: Comparison
+    letter: str
+    of: int  # how many contestants the comparison has
+    model_hidden: bool  # blind, and this person has not voted in it
+    may_open: bool  # a member of its workspace, who may open the comparison's page
+
+
+def contestant_note(*, creation: Creation, user: AnyUser, is_member: bool) -> ContestantNote | None:
+    """The comparison `creation` takes part in, as its pages show it to `user`; None for a creation
+    of no comparison. A blind comparison hides the model from whoever has not voted in it (who made
+    it included), on these pages as on its own, so that a vote judges the work alone."""
+    try:
+        # The pages select it with the creation: a creation of no comparison costs no query here.
+        contestant = creation.contestant
+    except Contestant.DoesNotExist:
+        return None
+    comparison = contestant.comparison
+    voted = user.is_authenticated and Vote.objects.filter(comparison=comparison, voter=user).exists()
+    return ContestantNote(
+        comparison=comparison,
+        letter=contestant.letter,
+        of=comparison.contestants.count(),
+        model_hidden=comparison.blind and not voted,
+        may_open=is_member,
+    )
 
 
 def comparison_tallies(comparison: Comparison) -> tuple[Counter[int], int]:

@@ -1,4 +1,4 @@
-"""Writes for the arena: make a comparison (one ordinary run per contestant model) and vote.
+"""Writes for the arena: make a comparison (one ordinary run per contestant model), cancel it, and vote.
 
 A comparison's runs go through `creations.runs.services.creation_submit` one by one, inside one
 transaction: each passes the same admission, budget, storage and queue checks as any run, and if
@@ -18,10 +18,16 @@ from django.db import IntegrityError, transaction
 
 from creations.arena.models import MAX_CONTESTANTS, MIN_CONTESTANTS, Comparison, Contestant, Vote
 from creations.arena.selectors import comparison_membership
-from creations.models import Visibility
-from creations.runs.services import creation_submit
+from creations.models import ACTIVE_STATUSES, Run, Visibility
+from creations.runs.services import creation_submit, run_cancel
 from workspaces.models import ModelEndpoint, Workspace
-from workspaces.permissions import VOTE_REFUSED, may_vote, membership_to_start_runs
+from workspaces.permissions import (
+    CANCEL_COMPARISON_REFUSED,
+    VOTE_REFUSED,
+    may_cancel_comparison,
+    may_vote,
+    membership_to_start_runs,
+)
 
 DEMO_REFUSED = (
     "The demo model cannot take part in a comparison: it only replays its recorded showcase briefs, "
@@ -111,3 +117,16 @@ def vote_cast(*, comparison: Comparison, user: User, winner: Contestant | None) 
             return Vote.objects.create(comparison=comparison, voter=user, winner=winner)
     except IntegrityError:
         raise AlreadyVoted("You have already voted on this comparison; a vote is final.") from None
+
+
+def comparison_cancel(*, comparison: Comparison, user: User) -> int:
+    """Stop the comparison as a whole: each contestant run still queued or running is cancelled as
+    any run is (a queued one ends at once, a started one is stopped by its worker). Returns how
+    many were asked to stop; 0 when every one had ended already. Who may: `may_cancel_comparison`."""
+    membership = comparison_membership(comparison=comparison, user=user)
+    if not may_cancel_comparison(membership, created_by_id=comparison.created_by_id, user=user):
+        raise PermissionDenied(CANCEL_COMPARISON_REFUSED)
+    going = Run.objects.select_related("creation__workspace").filter(
+        pk__in=comparison.contestants.values("run_id"), status__in=ACTIVE_STATUSES
+    )
+    return sum(1 for run in going if run_cancel(run=run, user=user))

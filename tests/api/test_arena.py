@@ -106,3 +106,21 @@ def test_the_leaderboard_ranks_the_voted_models_with_intervals(team: Team) -> No
     top = overall["standings"][0]
     assert (top["votes"], top["wins"], top["ties"], top["losses"]) == (2, 2, 0, 0)
     assert top["low"] <= top["rating"] <= top["high"]
+
+
+def test_a_comparison_is_cancelled_as_a_whole_through_the_api_by_who_made_it(team: Team) -> None:
+    comparison = a_comparison(team.workspace, team.member, team_models(team.workspace, 2))
+    url = f"/api/v1/comparisons/{comparison.pk}/cancel"
+
+    refused = api_as(team.viewer).post(url, {})
+    assert refused.status_code == 403, refused.content
+    assert not Run.objects.exclude(status="queued").exists()
+
+    cancelled = api_as(team.member).post(url, {})
+    assert cancelled.status_code == 202, cancelled.content
+    assert [c["status"] for c in cancelled.json()["contestants"]] == ["cancelled", "cancelled"]
+    assert cancelled.json()["all_final"] is True
+
+    again = api_as(team.owner).post(url, {})
+    assert again.status_code == 409
+    assert "nothing to cancel" in again.json()["detail"]

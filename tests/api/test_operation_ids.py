@@ -66,6 +66,7 @@ PUBLISHED = {
     ("POST", "/api/v1/workspaces/{slug}/comparisons"): "api_endpoints_arena_create_comparison",
     ("GET", "/api/v1/comparisons/{comparison_id}"): "api_endpoints_arena_get_comparison",
     ("POST", "/api/v1/comparisons/{comparison_id}/votes"): "api_endpoints_arena_vote",
+    ("POST", "/api/v1/comparisons/{comparison_id}/cancel"): "api_endpoints_arena_cancel_comparison",
     ("GET", "/api/v1/workspaces/{slug}/leaderboard"): "api_endpoints_arena_leaderboard",
 }
 

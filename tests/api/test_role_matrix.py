@@ -395,6 +395,16 @@ def _contestant_models(world: World) -> dict[str, Any]:
     }
 
 
+def cancel_comparison(who: str, visibility: str) -> Answer:
+    """Owners and admins may cancel any comparison, members the ones they made (this one is the
+    author's); every contestant of the world's has ended, so those who may are told so (409)."""
+    if who == ANONYMOUS:
+        return UNAUTHORIZED
+    if who not in MEMBERS or not sees(who, visibility):
+        return NOT_FOUND
+    return Answer(409) if who in MANAGERS else FORBIDDEN
+
+
 def _more_comparisons(world: World) -> bool:
     return Comparison.objects.exclude(pk=world.comparison.pk).exists()
 
@@ -764,6 +774,7 @@ ROWS = [
         per_creation=True,
         changed=_voted,
     ),
+    Row(POST, "/api/v1/comparisons/{comparison_id}/cancel", cancel_comparison, writes=True, per_creation=True),
     Row(GET, "/api/v1/workspaces/{slug}/leaderboard", members_only(Answer(200))),
     Row(GET, "/api/v1/notifications/settings", signed_in(Answer(200))),
     Row(

@@ -216,6 +216,14 @@ def _comparison(for_creators: Outcome, for_viewers: Outcome) -> Rule:
     return rule
 
 
+def _cancel_comparison(who: str, visibility: str) -> Outcome:
+    if who == ANONYMOUS:
+        return LOGIN
+    if who not in MEMBERS or not sees(who, visibility):
+        return NOT_FOUND
+    return redirect("comparison_detail") if who in MANAGERS else refused(403)
+
+
 def _use_artifact(who: str, visibility: str) -> Outcome:
     """To a new-creation form with the artifact attached, for whoever sees it: the creators to
     its own workspace's, the others to their personal workspace's."""
@@ -487,6 +495,13 @@ ROWS = [
         {GET: POST_ONLY, POST: _comparison(done(to="comparison_detail"), refused(403))},
         data={"winner": "A"},
         changed=lambda w, actor: Vote.objects.filter(comparison=w.comparison, voter=actor).exists(),
+        per_creation=True,
+    ),
+    # Every contestant of the world's comparison has ended: owners and admins (who may cancel any)
+    # are sent back to it, told there was nothing to cancel; its author is nobody of the roles.
+    Row(
+        "comparison_cancel",
+        {GET: POST_ONLY, POST: _cancel_comparison},
         per_creation=True,
     ),
     Row("workspace_leaderboard", {GET: members(MEMBERS, OK)}),

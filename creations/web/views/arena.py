@@ -25,11 +25,11 @@ from creations.arena.selectors import (
     comparisons_visible_to,
     workspace_leaderboard,
 )
-from creations.arena.services import vote_cast
+from creations.arena.services import comparison_cancel, vote_cast
 from creations.artifacts.display import ArtifactDisplay, artifact_displays
 from creations.models import Artifact
 from creations.web.csp import with_platform_csp
-from workspaces.permissions import workspace_membership_or_404
+from workspaces.permissions import may_cancel_comparison, workspace_membership_or_404
 
 LOOK = re.compile(r"[0-9]{1,4}")
 # The page looks again every 2 s while contestants run, for about this many looks (an hour): a tab
@@ -85,6 +85,10 @@ def _comparison_page(request: HttpRequest, viewing: ComparisonViewing, *, status
         "columns": columns,
         "ties": ties,
         "next_look_url": _next_look(request, going=not viewing.all_final),
+        "may_cancel": not viewing.all_final
+        and may_cancel_comparison(
+            viewing.membership, created_by_id=viewing.comparison.created_by_id, user=request.user
+        ),
     }
     return render(request, "arena/comparison.html", context, status=status)
 
@@ -117,6 +121,25 @@ def comparison_vote(request: HttpRequest, pk: int) -> HttpResponse:
         messages.error(request, " ".join(error.messages))
         return _comparison_page(request, comparison_for_viewer_or_404(pk=pk, user=request.user), status=400)
     messages.success(request, "Thank you: your vote counts in the workspace's leaderboard.")
+    return redirect(viewing.comparison)
+
+
+@login_required
+@with_platform_csp
+@require_POST
+def comparison_cancel_view(request: HttpRequest, pk: int) -> HttpResponse:
+    """Cancel every contestant still going; refused ones come back on the page, saying why."""
+    assert isinstance(request.user, User)
+    viewing = comparison_for_viewer_or_404(pk=pk, user=request.user)
+    try:
+        stopped = comparison_cancel(comparison=viewing.comparison, user=request.user)
+    except PermissionDenied as error:
+        messages.error(request, str(error))
+        return _comparison_page(request, viewing, status=403)
+    if stopped:
+        messages.success(request, f"Cancelled: {stopped} run{'s' if stopped != 1 else ''} asked to stop.")
+    else:
+        messages.info(request, "Every contestant had already ended: there was nothing to cancel.")
     return redirect(viewing.comparison)
 
 

@@ -1,11 +1,11 @@
 """The creation page as it renders: the versions, the selected one's files and trajectory, the forms
 (each as sent back when refused), the fork's origin and the workspace's conversation."""
 
-
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
 from creations.access import CreationViewing, can_delete_creation, can_view_creation
+from creations.arena.selectors import contestant_note
 from creations.artifacts.display import artifact_displays
 from creations.comments.access import may_comment_on, may_read_comments
 from creations.comments.selectors import comments_shown
@@ -62,6 +62,7 @@ def creation_page(
         "version_rows": version_rows(runs),
         # What the selected version is compared with by default: the one it came from, else the one before.
         "compare_with": compare_default(runs, selected),
+        "contestant": contestant_note(creation=creation, user=request.user, is_member=viewing.is_member),
         "follow_ups": demo_follow_ups(creation.brief) if creation.model_endpoint_id is None else [],
         **_conversation_context(request, viewing, comment_form),
     }

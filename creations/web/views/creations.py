@@ -218,7 +218,7 @@ def _creation_for_page(request: HttpRequest, pk: int) -> CreationViewing:
         pk=pk,
         user=request.user,
         queryset=Creation.objects.select_related(
-            "workspace", "author", "model_endpoint", "forked_from__author"
+            "workspace", "author", "model_endpoint", "forked_from__author", "contestant__comparison"
         ).prefetch_related(Prefetch("runs", queryset=Run.objects.select_related("started_by").order_by("-version"))),
     )
 

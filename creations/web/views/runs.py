@@ -15,6 +15,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
 from creations.access import can_cancel_run, creation_visible, run_for_viewer_or_404, run_to_cancel_or_404
+from creations.arena.selectors import contestant_note
 from creations.artifacts.display import artifact_displays
 from creations.artifacts.streaming import file_chunks
 from creations.events.trajectory import NotKept, live_replay_after, rejected_outputs, run_trajectory
@@ -38,7 +39,9 @@ def _run_page(
     viewing = run_for_viewer_or_404(
         pk=pk,
         user=request.user,
-        queryset=Run.objects.select_related("creation__workspace", "creation__author", "started_by"),
+        queryset=Run.objects.select_related(
+            "creation__workspace", "creation__author", "creation__contestant__comparison", "started_by"
+        ),
     )
     run = viewing.run
     before = _before_seq(request)
@@ -52,6 +55,7 @@ def _run_page(
         "workspace": run.creation.workspace if viewing.is_member else None,
         "can_create": viewing.can_create,
         "can_cancel": can_cancel_run(run=run, user=request.user, membership=viewing.membership),
+        "contestant": contestant_note(creation=run.creation, user=request.user, is_member=viewing.is_member),
         "trajectory": trajectory,
         "live_after": 0 if run.is_final else live_replay_after(run=run),
         **(_artifacts_context(request, run) if run.is_final else {"artifacts": []}),
