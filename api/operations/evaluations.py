@@ -23,7 +23,8 @@ from api.schemas.evaluations import (
 )
 from creations.evaluations.models import Evaluation, Suite
 from creations.evaluations.results import evaluation_items, evaluation_progress, evaluation_results
-from creations.evaluations.services import evaluation_cancel, evaluation_start, suite_delete, suite_upload
+from creations.evaluations.services import evaluation_cancel, evaluation_start
+from creations.evaluations.suites import suite_delete, suite_upload
 from workspaces.models import ModelEndpoint
 from workspaces.permissions import workspace_membership_or_404
 from workspaces.selectors import membership_get

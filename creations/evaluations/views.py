@@ -31,14 +31,8 @@ from creations.evaluations.results import (
     evaluation_results,
     results_csv_rows,
 )
-from creations.evaluations.services import (
-    SuiteInUse,
-    evaluation_cancel,
-    evaluation_start,
-    sample_suites_add,
-    suite_delete,
-    suite_upload,
-)
+from creations.evaluations.services import evaluation_cancel, evaluation_start
+from creations.evaluations.suites import SuiteInUse, sample_suites_add, suite_delete, suite_upload
 from creations.web.csp import with_platform_csp
 from workspaces.models import Membership
 from workspaces.permissions import (

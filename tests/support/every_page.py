@@ -31,7 +31,7 @@ from creations.evaluations.models import (
     Mode,
     Modes,
 )
-from creations.evaluations.services import sample_suites_add
+from creations.evaluations.suites import sample_suites_add
 from creations.events.store import store_events
 from creations.models import Artifact, Creation, Run, RunStatus, Visibility
 from creations.schedules.cadence import Cadence

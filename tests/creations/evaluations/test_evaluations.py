@@ -11,14 +11,8 @@ from django.core.exceptions import PermissionDenied, ValidationError
 
 from creations.evaluations.models import Evaluation, EvaluationItem, EvaluationStatus, ItemStatus, Suite
 from creations.evaluations.results import evaluation_results, wilson_interval
-from creations.evaluations.services import (
-    DEMO_REFUSED,
-    evaluation_cancel,
-    evaluation_start,
-    plain_item_answer,
-    sample_suites_add,
-    suite_upload,
-)
+from creations.evaluations.services import DEMO_REFUSED, evaluation_cancel, evaluation_start, plain_item_answer
+from creations.evaluations.suites import sample_suites_add, suite_upload
 from creations.models import IN_FLIGHT_STATUSES, Run, RunStatus, UsageRecord
 from creations.runs.admission import run_claim_next
 from creations.runs.services import creation_submit

@@ -14,7 +14,8 @@ from django.test import Client
 from django.urls import reverse
 
 from creations.evaluations.models import Evaluation, EvaluationItem, ItemStatus, Suite
-from creations.evaluations.services import DEMO_REFUSED, evaluation_start, suite_upload
+from creations.evaluations.services import DEMO_REFUSED, evaluation_start
+from creations.evaluations.suites import suite_upload
 from tests.creations.evaluations.conftest import PlainMessages, suite_lines
 from tests.support.fixtures.accounts import Team
 from tests.support.pages import signed_in

@@ -11,7 +11,8 @@ from django.utils import timezone
 
 from creations.evaluations.models import EvaluationItem, EvaluationStatus, ItemStatus
 from creations.evaluations.plain import Completion, complete_plain
-from creations.evaluations.services import evaluation_start, plain_item_answer, plain_items_fail_stale, suite_upload
+from creations.evaluations.services import evaluation_start, plain_item_answer, plain_items_fail_stale
+from creations.evaluations.suites import suite_upload
 from creations.models import UsageRecord
 from devstack.scripted_model import ScriptedModel, reply
 from tests.creations.evaluations.conftest import PlainMessages, suite_lines

@@ -14,7 +14,8 @@ from django.test import Client
 from django.urls import reverse
 
 from creations.evaluations.models import Evaluation, EvaluationStatus, Suite, SuiteFile
-from creations.evaluations.services import SuiteInUse, evaluation_start, suite_delete, suite_upload
+from creations.evaluations.services import evaluation_start
+from creations.evaluations.suites import SuiteInUse, suite_delete, suite_upload
 from tests.creations.evaluations.conftest import PlainMessages
 from tests.support.fixtures.accounts import Team, make_user
 from tests.support.pages import signed_in
