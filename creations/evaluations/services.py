@@ -43,8 +43,9 @@ from creations.evaluations.models import (
     SuiteTask,
 )
 from creations.evaluations.plain import complete_plain
-from creations.evaluations.scoring import score
+from creations.evaluations.scoring import ANSWER_MAX_CHARS, score
 from creations.evaluations.suites import check_may_evaluate
+from creations.events.storable import storable_text
 from creations.models import Run, RunStatus, Visibility
 from creations.runs.services import creation_submit, run_cancel
 from creations.usage.budgets import check_can_submit, exhausted_budget_message
@@ -219,14 +220,17 @@ def evaluation_release(*, evaluation_id: int) -> int:
 
 def _settle(item: EvaluationItem, *, answer: Answer, why_no_answer: str = "") -> None:
     """Score the item's answer and save it; the caller holds the item's row and saves the rest."""
-    item.answer, item.answer_source = answer.text, answer.source
+    # An agent's file or a model's reply: bounded as the rules read it, and storable whatever it holds.
+    text = storable_text(answer.text[:ANSWER_MAX_CHARS])
+    item.answer, item.answer_source = text, answer.source
     item.finished_at = timezone.now()
-    if not answer.text.strip() and why_no_answer:
+    if not text.strip() and why_no_answer:
         item.status, item.correct, item.read, item.why = ItemStatus.FAILED, False, "", why_no_answer
     else:
         task = item.task
-        verdict = score(rule=task.rule, expected=task.expected, answer=answer.text, options=task.options)
-        item.status, item.correct, item.read, item.why = ItemStatus.SCORED, verdict.correct, verdict.read, verdict.why
+        verdict = score(rule=task.rule, expected=task.expected, answer=text, options=task.options)
+        item.status, item.correct = ItemStatus.SCORED, verdict.correct
+        item.read, item.why = storable_text(verdict.read), storable_text(verdict.why)
     item.save()
 
 

@@ -11,6 +11,7 @@ from django.core.exceptions import PermissionDenied, ValidationError
 
 from creations.evaluations.models import Evaluation, EvaluationItem, EvaluationStatus, ItemStatus, Suite
 from creations.evaluations.results import evaluation_results, wilson_interval
+from creations.evaluations.scoring import ANSWER_MAX_CHARS
 from creations.evaluations.services import DEMO_REFUSED, evaluation_cancel, evaluation_start, plain_item_answer
 from creations.evaluations.suites import sample_suites_add, suite_upload
 from creations.models import IN_FLIGHT_STATUSES, Run, RunStatus, UsageRecord
@@ -157,6 +158,27 @@ def test_a_sandbox_answer_comes_from_answer_txt_else_the_final_message(
         ("", "", ItemStatus.FAILED, False, "ended"),
     ]
     assert items[0].run_id == first.pk
+
+
+def test_an_answer_that_cannot_be_stored_as_it_is_is_scored_and_kept_bounded(
+    team: Team, endpoint: ModelEndpoint, django_capture_on_commit_callbacks: Any
+) -> None:
+    """An agent's answer.txt may hold NUL (which PostgreSQL refuses) and be far longer than any answer."""
+    suite = upload(team, suite_lines(2))
+    with django_capture_on_commit_callbacks(execute=True):
+        evaluation = evaluation_start(
+            workspace=team.workspace, user=team.member, suite=suite, endpoints=[endpoint], modes="sandbox"
+        )
+    first, second = Run.objects.order_by("pk")
+    with django_capture_on_commit_callbacks(execute=True):
+        ended(first, {"answer.txt": b"1\x00\n"})
+    with django_capture_on_commit_callbacks(execute=True):
+        ended(second, {"answer.txt": b"4 " + b"x" * 300_000})
+    items = list(EvaluationItem.objects.filter(evaluation=evaluation).order_by("position"))
+    assert [(i.status, i.answer_source) for i in items] == [(ItemStatus.SCORED, "answer.txt")] * 2
+    assert items[0].answer == "1\u2400"
+    assert len(items[1].answer) == ANSWER_MAX_CHARS
+    assert Evaluation.objects.get(pk=evaluation.pk).status == EvaluationStatus.FINISHED
 
 
 def test_a_plain_task_is_one_completion_without_tools_counted_in_usage(
