@@ -5,6 +5,10 @@ SHELL := /bin/bash
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
+# Python keeps compiled modules (and pytest its rewritten test modules) here even where the machine's
+# environment says not to: every pytest worker, manage.py, daphne and Celery process the tests start
+# would otherwise compile the project and its libraries from source again (seconds each).
+unexport PYTHONDONTWRITEBYTECODE
 # System parts, installed and started by platform/dev/install-system.sh (one place).
 RUN_SYSTEM := redis docker
 TEST_SYSTEM := postgres redis docker media browser

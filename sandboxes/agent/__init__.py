@@ -7,6 +7,8 @@ model_client_for, demo_model_client, demo_follow_ups, demo_follow_up_refusal,
 DEMO_MODEL_NAME, DEMO_MODEL_LABEL, SHOWCASE_BRIEFS.
 """
 
+from typing import TYPE_CHECKING, Any
+
 from sandboxes.agent.demo import (
     DEMO_MODEL_LABEL,
     DEMO_MODEL_NAME,
@@ -29,10 +31,29 @@ from sandboxes.agent.events import (
     InboxMessage,
     OutcomeReason,
 )
-from sandboxes.agent.factory import model_client_for
 from sandboxes.agent.loop import run_agent
 from sandboxes.agent.model import ModelClient, ModelError, ModelReply, ToolCallRequest, Usage
-from sandboxes.agent.openai_client import OpenAIModelClient
+
+if TYPE_CHECKING:
+    from sandboxes.agent.factory import model_client_for
+    from sandboxes.agent.openai_client import OpenAIModelClient
+
+# The `openai` library takes about a second of CPU to import. Every Django process reads the agent's
+# defaults from this package through its settings; only those that talk to a model need the client.
+_IMPORTED_WHEN_ASKED = {
+    "model_client_for": "sandboxes.agent.factory",
+    "OpenAIModelClient": "sandboxes.agent.openai_client",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _IMPORTED_WHEN_ASKED.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from importlib import import_module
+
+    return getattr(import_module(module), name)
+
 
 __all__ = [
     "DEMO_MODEL_LABEL",

@@ -20,10 +20,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from django.contrib.auth.models import User
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from api.models import StagedInput
+from api.models import StagedInput, TokenScope
 from api.v1 import api
 from creations.arena.models import Comparison, Vote
 from creations.comments.models import Comment
@@ -33,7 +32,7 @@ from creations.notifications.models import Follow, Notification, NotificationSet
 from creations.schedules.models import Schedule
 from creations.sharing.models import ShareLink
 from creations.webhooks.models import Webhook, WebhookDelivery
-from tests.support.api import ApiClient, token_for
+from tests.support.api import ApiClient
 from tests.support.role_world import (
     ANONYMOUS,
     COMMENT_TEXT,
@@ -51,6 +50,7 @@ from tests.support.role_world import (
     World,
     sees,
     spare_suite,
+    token_of,
     world_for_case,
 )
 
@@ -863,10 +863,10 @@ def matrix_cases(*, needs_commits: bool) -> list[Any]:
     return [pytest.param(case, id=case.id) for case in cases]
 
 
-def _client(actor: User | None, *, read_token: bool) -> ApiClient:
-    if actor is None:
+def _client(world: World, who: str, *, read_token: bool) -> ApiClient:
+    if who not in world.people:
         return ApiClient(None)
-    return ApiClient(token_for(actor, scope="read" if read_token else "write"))
+    return ApiClient(token_of(world, who, TokenScope.READ if read_token else TokenScope.WRITE))
 
 
 @pytest.mark.django_db
@@ -882,7 +882,7 @@ def check_case(case: Case, world: World, settings: Any) -> None:
     settings.RATE_LIMIT_SUBMISSIONS_PER_MINUTE = 10_000
     if case.row.prepare is not None:
         case.row.prepare(world)
-    client = _client(world.people.get(case.who), read_token=case.read_token)
+    client = _client(world, case.who, read_token=case.read_token)
     url = _url(case.row, world)
     if case.row.method == GET:
         response = client.get(url)

@@ -84,6 +84,7 @@ from tests.support.role_world import (
     WORKSPACE,
     World,
     sees,
+    sign_in_as,
     url_kwargs,
     world_for_case,
 )
@@ -734,7 +735,7 @@ def test_role_matrix(
     world = world_for_case(kept_world, case.visibility)
     actor = world.people.get(case.who)
     if actor is not None:
-        client.force_login(actor)
+        sign_in_as(client, world, case.who)
     route = _routes_by_name()[case.row.name]
     kwargs = url_kwargs(route, world, actor=actor, target=case.row.target)
     url = reverse(route.name, urlconf=route.urlconf, kwargs=kwargs)
