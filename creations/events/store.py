@@ -18,28 +18,26 @@ storage) that the event points to; the run counts the bytes of those files
 
 from __future__ import annotations
 
-import heapq
-import itertools
 import json
 import logging
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from django.conf import settings
-from django.db import close_old_connections, connection, transaction
+from django.db import connection, transaction
 from django.utils import timezone
 from pydantic import BaseModel
 
 from creations.events.announce import announce
+from creations.events.flusher import flusher
 from creations.events.payload_cap import cap_payload, count_event_files
 from creations.events.schema import StoredToolResult, check_event, stored_form
 from creations.events.storable import storable_payload
 from creations.models import ACTIVE_STATUSES, Run, RunEvent
 from sandboxes.agent.events import TextDelta, ToolOutputDelta, ToolResult
-from sandboxes.per_process import per_process
 
 log = logging.getLogger(__name__)
 
@@ -53,7 +51,6 @@ RUN_STREAM_TRUNCATED_NOTE = (
 )
 
 EventItem = tuple[str, dict[str, Any]]  # a kind and its payload's stored form (JSON)
-IDLE_CLOSE_SECONDS = 5.0  # the flusher lets go of its database connection when idle this long
 
 
 def event_wire(event: RunEvent) -> dict[str, Any]:
@@ -65,19 +62,27 @@ def event_wire(event: RunEvent) -> dict[str, Any]:
 
 
 def store_events(
-    run_id: int, items: Sequence[EventItem], *, require_active: bool = True, announce_after: bool = True
+    run_id: int,
+    items: Sequence[EventItem],
+    *,
+    require_active: bool = True,
+    announce_after: bool = True,
+    add: Mapping[str, int | float] | None = None,
 ) -> list[RunEvent] | None:
     """Store `items` with the next seqs, then announce them. Returns None (and
-    stores nothing) when `require_active` and the run has already ended."""
+    stores nothing) when `require_active` and the run has already ended.
+
+    `add`: amounts added to the run's counters (column -> amount) in the same
+    write, the usage its events report (the caller names the columns)."""
     if not items:
         return []
     capped = [(kind, cap_payload(run_id, storable_payload(payload))) for kind, payload in items]
     count_event_files(run_id, capped)
     if connection.vendor == "postgresql" and not connection.in_atomic_block:
-        events = insert_events_one_statement(run_id, capped, require_active=require_active)
+        events = insert_events_one_statement(run_id, capped, require_active=require_active, add=add)
     else:
         with transaction.atomic():
-            events = insert_events_locked(run_id, capped, require_active=require_active)
+            events = insert_events_locked(run_id, capped, require_active=require_active, add=add)
     if events is None:
         return None
     if announce_after:
@@ -90,12 +95,15 @@ def announce_events(run_id: int, events: Sequence[RunEvent]) -> None:
         announce(run_id, last_seq=events[-1].seq, events=[event_wire(e) for e in events])
 
 
-def insert_events_locked(run_id: int, items: Sequence[EventItem], *, require_active: bool) -> list[RunEvent] | None:
+def insert_events_locked(
+    run_id: int, items: Sequence[EventItem], *, require_active: bool, add: Mapping[str, int | float] | None = None
+) -> list[RunEvent] | None:
     """Allocate seqs and insert; call inside a transaction."""
     _check(items)
     table = Run._meta.db_table
-    sql = f"UPDATE {table} SET last_seq = last_seq + %s WHERE id = %s"  # noqa: S608 - table name is ours
-    params: list[Any] = [len(items), run_id]
+    added, params = _counter_increments(len(items), add)
+    sql = f"UPDATE {table} SET {added} WHERE id = %s"  # noqa: S608 - table and column names are ours
+    params.append(run_id)
     if require_active:
         sql += " AND status IN (" + ", ".join(["%s"] * len(ACTIVE_STATUSES)) + ")"
         params += [str(s) for s in ACTIVE_STATUSES]
@@ -115,17 +123,19 @@ def insert_events_locked(run_id: int, items: Sequence[EventItem], *, require_act
 
 
 def insert_events_one_statement(
-    run_id: int, items: Sequence[EventItem], *, require_active: bool
+    run_id: int, items: Sequence[EventItem], *, require_active: bool, add: Mapping[str, int | float] | None = None
 ) -> list[RunEvent] | None:
     """`insert_events_locked` as ONE statement in autocommit (PostgreSQL): the
-    seq bump and the inserts in a CTE, so one round trip instead of four
-    (BEGIN, UPDATE, INSERT, COMMIT). Events are stored for every run step, so
-    this is the worker's most frequent write. Same guarantees: the UPDATE
-    row-locks the run until the statement commits; no active run, no rows."""
+    seq bump (and the counters `add` names) and the inserts in a CTE, so one
+    round trip instead of four (BEGIN, UPDATE, INSERT, COMMIT). Events are
+    stored for every run step, so this is the worker's most frequent write.
+    Same guarantees: the UPDATE row-locks the run until the statement commits;
+    no active run, no rows (and nothing added)."""
     _check(items)
     run_table, event_table = Run._meta.db_table, RunEvent._meta.db_table
     status_filter = ""
-    params: list[Any] = [len(items), run_id]
+    added, params = _counter_increments(len(items), add)
+    params.append(run_id)
     if require_active:
         status_filter = " AND status IN (" + ", ".join(["%s"] * len(ACTIVE_STATUSES)) + ")"
         params += [str(s) for s in ACTIVE_STATUSES]
@@ -133,7 +143,7 @@ def insert_events_one_statement(
     kinds = [kind for kind, _ in items]
     payloads = [json.dumps(payload, ensure_ascii=False) for _, payload in items]
     sql = (
-        f"WITH bumped AS (UPDATE {run_table} SET last_seq = last_seq + %s WHERE id = %s{status_filter}"  # noqa: S608 - our tables
+        f"WITH bumped AS (UPDATE {run_table} SET {added} WHERE id = %s{status_filter}"  # noqa: S608 - our tables
         " RETURNING last_seq)"
         f" INSERT INTO {event_table} (run_id, seq, kind, payload, created_at)"
         " SELECT %s, bumped.last_seq - %s + item.ord, item.kind, item.payload::jsonb, %s"
@@ -153,6 +163,23 @@ def insert_events_one_statement(
     ]
 
 
+def _counter_increments(count: int, add: Mapping[str, int | float] | None) -> tuple[str, list[Any]]:
+    """The SET clause bumping `last_seq` by `count` and each counter by its amount, and its parameters."""
+    clauses: list[str] = ["last_seq = last_seq + %s"]
+    params: list[Any] = [count]
+    for column, amount in (add or {}).items():
+        if column not in _RUN_COUNTERS:
+            raise ValueError(f"{column!r} is not a counter of a run")
+        if amount:
+            clauses.append(f"{column} = {column} + %s")
+            params.append(amount)
+    return ", ".join(clauses), params
+
+
+# Counters events may add to as they are stored: the run's usage, live while it works.
+_RUN_COUNTERS = frozenset({"steps", "prompt_tokens", "completion_tokens", "sandbox_seconds", "output_bytes"})
+
+
 def _check(items: Sequence[EventItem]) -> None:
     for kind, payload in items:
         check_event(kind, payload)
@@ -168,7 +195,6 @@ class _Pending:
     first: StreamPiece
     pieces: list[str] = field(default_factory=list)
     size: int = 0
-    since: float = 0.0
 
     def item(self) -> EventItem:
         return self.kind, stored_form(self.first.model_copy(update={"text": "".join(self.pieces)}))
@@ -177,10 +203,15 @@ class _Pending:
 class EventRecorder:
     """Stores a run's events in order from any thread; coalesces streamed text.
 
-    `record()` stores non-streamed events at once (together with any pending
-    stream text, which comes first). Streamed pieces wait at most
-    `coalesce_seconds` (the process's flusher thread) or until `coalesce_bytes`.
-    `ended` turns true when the run turned out to be final already.
+    `record()` stores non-streamed events at once (together with anything
+    waiting, which comes first), or with `hold=True` lets them wait to be
+    stored with the events after them: a run's worker holds a step's events
+    until the next step starts, so a step is one write and one announcement
+    instead of one per event. Whatever waits (held events, streamed pieces)
+    is stored at most `coalesce_seconds` after the first of it (the process's
+    flusher thread: a long command's call still shows while it runs), or once
+    streamed text reaches `coalesce_bytes`. `ended` turns true when the run
+    turned out to be final already.
     """
 
     def __init__(
@@ -202,15 +233,23 @@ class EventRecorder:
         self._run_cut = False  # the run's live text reached its cap (said once)
         self.ended = False
         self._lock = threading.RLock()
-        self._pending: _Pending | None = None
+        self._pending: _Pending | None = None  # the stream text being merged
+        self._waiting: list[EventItem] = []  # held events and finished stream text, before `_pending`
+        self._waiting_bytes = 0  # of stream text in `_waiting`
+        self._waiting_since: float | None = None  # when the first of what waits (here or `_pending`) came
+        self._add: dict[str, int | float] = {}  # counters the waiting events add to the run
         self._streamed: dict[str, int] = {}  # call_id -> bytes of live output kept
         self._omitted: dict[str, int] = {}  # call_id -> bytes of live output left out
         self._closed = False
 
     # --- public ---
 
-    def record(self, kind: str, payload: BaseModel) -> None:
-        """Store an event of `kind` (its payload of the schema creations/events/schema.py gives the kind)."""
+    def record(
+        self, kind: str, payload: BaseModel, *, hold: bool = False, add: Mapping[str, int | float] | None = None
+    ) -> None:
+        """Store an event of `kind` (its payload of the schema creations/events/schema.py gives the kind);
+        `hold`: it may wait to be stored with the next events (see the class). `add`: amounts its
+        storing adds to the run's counters (column -> amount), in the same write."""
         with self._lock:
             if self._closed:
                 return
@@ -220,17 +259,20 @@ class EventRecorder:
             if isinstance(payload, ToolResult) and self._omitted.get(payload.call_id):
                 omitted = self._omitted[payload.call_id]
                 payload = StoredToolResult(**payload.model_dump(exclude_unset=True), stream_omitted_bytes=omitted)
-            items = self._take_pending()
-            items.append((kind, stored_form(payload)))
-            self._store(items)
+            self._close_pending()
+            self._wait((kind, stored_form(payload)))
+            for column, amount in (add or {}).items():
+                self._add[column] = self._add.get(column, 0) + amount
+            if not hold:
+                self._store_waiting()
 
     def flush(self) -> None:
         with self._lock:
-            self._store(self._take_pending())
+            self._store_waiting()
 
     def close(self) -> None:
         with self._lock:
-            self._store(self._take_pending())
+            self._store_waiting()
             self._closed = True
 
     # --- internals (called with the lock held) ---
@@ -246,15 +288,15 @@ class EventRecorder:
         key = (kind, payload.step, call_id)
         pending = self._pending
         if pending is not None and pending.key != key:
-            self._store(self._take_pending())
+            self._close_pending()
             pending = None
         if pending is None:
-            pending = self._pending = _Pending(kind=kind, key=key, first=payload, since=time.monotonic())
-            _flusher().schedule(self, pending.since + self.coalesce_seconds)
+            self._note_waiting()
+            pending = self._pending = _Pending(kind=kind, key=key, first=payload)
         pending.pieces.append(text)
         pending.size += len(text.encode())
-        if pending.size >= self.coalesce_bytes:
-            self._store(self._take_pending())
+        if self._waiting_bytes + pending.size >= self.coalesce_bytes:
+            self._store_waiting()
 
     def _within_stream_cap(self, call_id: str, text: str) -> str:
         kept = self._streamed.get(call_id, 0)
@@ -283,73 +325,44 @@ class EventRecorder:
         head = text.encode()[:room].decode(errors="ignore")
         return head + (RUN_STREAM_TRUNCATED_NOTE.format(limit=self.stream_max_per_run) if first_cut else "")
 
-    def _take_pending(self) -> list[EventItem]:
-        pending, self._pending = self._pending, None
-        return [pending.item()] if pending is not None else []
+    def _note_waiting(self) -> None:
+        """Something starts to wait: the flusher stores it once it has waited its while."""
+        if self._waiting_since is None:
+            self._waiting_since = time.monotonic()
+            flusher().schedule(self, self._waiting_since + self.coalesce_seconds)
 
-    def _store(self, items: list[EventItem]) -> None:
+    def _wait(self, item: EventItem) -> None:
+        self._note_waiting()
+        self._waiting.append(item)
+
+    def _close_pending(self) -> None:
+        """The stream text being merged is complete: it waits in order with the rest."""
+        pending, self._pending = self._pending, None
+        if pending is not None:
+            self._waiting.append(pending.item())
+            self._waiting_bytes += pending.size
+
+    def _store_waiting(self) -> None:
+        self._close_pending()
+        items, add = self._waiting, self._add
+        self._waiting, self._waiting_bytes, self._waiting_since, self._add = [], 0, None, {}
         if not items or self.ended:
             return
-        if store_events(self.run_id, items) is None:
+        if store_events(self.run_id, items, add=add) is None:
             self.ended = True
             log.info("Run %s already ended; dropping %d late event(s).", self.run_id, len(items))
 
-    def _flush_if_due(self, now: float) -> float | None:
-        """Called by the flusher: store the pending text if it waited long enough;
+    def flush_if_due(self, now: float) -> float | None:
+        """Called by the flusher: store what waits if it waited long enough;
         returns when to look again (None: nothing pending)."""
         with self._lock:
-            pending = self._pending
-            if pending is None or self._closed:
+            if self._waiting_since is None or self._closed:
                 return None
-            due = pending.since + self.coalesce_seconds
+            due = self._waiting_since + self.coalesce_seconds
             if due > now:
                 return due
             try:
-                self._store(self._take_pending())
+                self._store_waiting()
             except Exception:  # losing a piece beats a dead flusher
                 log.exception("Could not store streamed output of run %s", self.run_id)
             return None
-
-
-class _Flusher:
-    """The one thread of this process that stores streamed text once it has
-    waited its ~100 ms, for every run of the process (one database connection)."""
-
-    def __init__(self) -> None:
-        self._wake = threading.Condition()
-        self._due: list[tuple[float, int, EventRecorder]] = []  # a heap
-        self._counter = itertools.count()
-        self._thread: threading.Thread | None = None
-
-    def schedule(self, recorder: EventRecorder, due: float) -> None:
-        with self._wake:
-            if self._thread is None or not self._thread.is_alive():
-                self._thread = threading.Thread(target=self._flush_forever, name="run-event-flusher", daemon=True)
-                self._thread.start()
-            heapq.heappush(self._due, (due, next(self._counter), recorder))
-            self._wake.notify()
-
-    def _flush_forever(self) -> None:
-        while True:
-            with self._wake:
-                while not self._due or self._due[0][0] > time.monotonic():
-                    if self._due:
-                        self._wake.wait(timeout=self._due[0][0] - time.monotonic())
-                    elif not self._wake.wait(timeout=IDLE_CLOSE_SECONDS) and not self._due:
-                        connection.close()  # idle: hold no database connection
-                        self._wake.wait()
-                _, _, recorder = heapq.heappop(self._due)
-            try:
-                again = recorder._flush_if_due(time.monotonic())
-            except Exception:  # the database is away for a moment
-                log.exception("Run event flusher: storing failed")
-                close_old_connections()
-                continue
-            if again is not None:
-                self.schedule(recorder, again)
-
-
-@per_process
-def _flusher() -> _Flusher:
-    """This process's flusher: a forked child (Celery prefork) starts its own thread."""
-    return _Flusher()

@@ -32,10 +32,11 @@ from creations.runs.inputs import renamed_inputs
 from creations.runs.limits import effective_limits
 from creations.runs.messages import run_messages_take
 from creations.runs.snapshots import snapshot_restorer, snapshot_save
-from creations.runs.state import cancelled_reason, run_add_usage, run_finish, run_mark_running
+from creations.runs.state import cancelled_reason, run_finish, run_mark_running
 from creations.runs.supervision import RunSupervisor
 from creations.runs.versions import run_continuation
 from creations.usage.budgets import RunBudgetWatch, storage_allowance
+from creations.usage.counters import usage_columns
 from sandboxes.agent import AgentEvent, AgentLimits, AgentOutcome, InboxMessage, ModelClient, OutcomeReason
 from sandboxes.agent.events import UsageReport
 from sandboxes.agent.session import SandboxSession, SandboxStartError
@@ -50,6 +51,7 @@ log = logging.getLogger(__name__)
 
 RUN_ID_LABEL = LABEL_RUN_ID  # names the sandbox after the run; the janitor and reaper use it
 REJECTED_NAMED = 100  # output files not kept that a run's page names; the rest are counted
+STEP_STARTED = "step_started"  # the agent's event before it asks the model: the step before it is complete
 
 
 @dataclass(frozen=True)
@@ -197,12 +199,17 @@ class RunExecution:
             connection.close()  # this thread ends here: keep no database connection behind
 
     def _on_agent_event(self, event: AgentEvent) -> None:
-        self.recorder.record(event.kind, event.payload)
+        # A step's events (and its usage, for the live counters) wait for the next step's start and
+        # are stored with it: one write and one announcement per step, off the time between a model's
+        # reply and the next request. A step that takes long still shows within the recorder's
+        # coalescing time (its flusher), and the last ones are stored when the run ends.
         if isinstance(event.payload, UsageReport):
             step_usage = event.payload.run_usage()
-            run_add_usage(run_id=self.run.pk, usage=step_usage)
+            self.recorder.record(event.kind, event.payload, hold=True, add=usage_columns(step_usage))
             self.usage += step_usage
             self.budget.add_tokens(step_usage.total_tokens)
+            return
+        self.recorder.record(event.kind, event.payload, hold=event.kind != STEP_STARTED)
 
     def _collect_outputs(self, session: SandboxSession) -> tuple[ArtifactsCollected, list[Artifact]]:
         """The agent's output copied out and stored, and what the run's `artifacts` event says of it."""
