@@ -108,7 +108,7 @@ class RunExecution:
         self.session: SandboxSession | None = None
         self.supervisor = RunSupervisor(run_id, on_stop_sandbox=self._stop_sandbox)
         self.limits = effective_limits(self.creation)
-        self.budget = RunBudgetWatch(workspace_id=self.creation.workspace_id)
+        self.budget = RunBudgetWatch(workspace_id=self.creation.workspace_id, store_pending=self._store_held_events)
         # What the run has used: its steps' as they are reported (what its row's live counters
         # hold), then the agent's own count once it ends, the output and the sandbox time.
         self.usage = RunUsage()
@@ -197,6 +197,9 @@ class RunExecution:
             run_mark_running(run_id=self.run.pk, sandbox_id=sandbox.id)
         finally:
             connection.close()  # this thread ends here: keep no database connection behind
+
+    def _store_held_events(self) -> None:
+        self.recorder.flush()
 
     def _on_agent_event(self, event: AgentEvent) -> None:
         # A step's events (and its usage, for the live counters) wait for the next step's start and

@@ -117,8 +117,12 @@ class RunBudgetWatch:
         workspace_id: int,
         recheck_seconds: float = RECHECK_SECONDS,
         clock: Callable[[], float] = time.monotonic,
+        store_pending: Callable[[], None] = lambda: None,
     ) -> None:
         self._workspace_id = workspace_id
+        # Stores this run's usage not yet written (its step's events wait to be stored together),
+        # so the database's answer counts every token `add_tokens` was told of.
+        self._store_pending = store_pending
         self._recheck_seconds = recheck_seconds
         self._clock = clock
         self._checked_at: float | None = None
@@ -128,7 +132,7 @@ class RunBudgetWatch:
         self._tokens_since = 0
 
     def add_tokens(self, tokens: int) -> None:
-        """This run's model tokens, as they are reported (after they are stored on its row)."""
+        """This run's model tokens, as they are reported (on its row by the time the database is next asked)."""
         self._tokens_since += max(tokens, 0)
 
     def __call__(self) -> str | None:
@@ -146,6 +150,7 @@ class RunBudgetWatch:
     def _check(self, now: float) -> None:
         self._checked_at = now
         try:
+            self._store_pending()
             workspace = Workspace.objects.only("quota_month_tokens", "quota_month_sandbox_seconds").get(
                 pk=self._workspace_id
             )
