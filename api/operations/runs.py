@@ -18,8 +18,8 @@ from api.inputs import inputs_take
 from api.problems import Problem
 from api.schemas.runs import ForkIn, RunIn, RunOut, RunStatusName
 from api.throttling import SubmissionsThrottled
-from creations.arena.selectors import model_hidden_annotation
 from creations.access import run_for_viewer_or_404, run_to_cancel_or_404, visible_to_member
+from creations.arena.selectors import model_hidden_annotation
 from creations.models import Run
 from creations.runs.services import creation_fork, creation_submit, run_cancel, run_rerun
 from workspaces.models import ModelEndpoint
@@ -107,8 +107,10 @@ class RunFilters(Schema):
 
 def runs_visible_to(user: User, filters: RunFilters) -> QuerySet[Run]:
     """Runs of the person's workspaces that they may see, newest first."""
-    runs = runs_for(user).filter(creation__workspace__memberships__user=user).filter(
-        visible_to_member(user, creation="creation__")
+    runs = (
+        runs_for(user)
+        .filter(creation__workspace__memberships__user=user)
+        .filter(visible_to_member(user, creation="creation__"))
     )
     if filters.workspace is not None:
         runs = runs.filter(creation__workspace__slug=filters.workspace)

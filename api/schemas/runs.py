@@ -67,7 +67,9 @@ class RunOut(Schema):
     reason: str
     is_final: bool
     model: str | None = Field(description="The model's name; null while `model_hidden`")
-    model_endpoint_id: int | None = Field(description="Its model endpoint; null for the demo model, or while `model_hidden`")
+    model_endpoint_id: int | None = Field(
+        description="Its model endpoint; null for the demo model, or while `model_hidden`"
+    )
     model_hidden: bool = Field(
         description="The run is a contestant of a blind comparison (or a fork of one) you have not voted in: "
         "its model is named once you have (GET …/comparisons/{id})"

@@ -4,15 +4,14 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('evaluations', '0001_suites_and_evaluations'),
+        ("evaluations", "0001_suites_and_evaluations"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='suite',
-            name='task_file_bytes',
+            model_name="suite",
+            name="task_file_bytes",
             field=models.PositiveBigIntegerField(default=0),
         ),
     ]

@@ -39,6 +39,9 @@ def creation_page(
     selected = next((r for r in runs if str(r.pk) == wanted), runs[0] if runs else None)
     trajectory = run_trajectory(run=selected) if selected else None
     inputs = list(creation.inputs.all())
+    contestant = contestant_note(creation=creation, user=request.user, is_member=viewing.is_member)
+    # A fork of a blind contestant has its model: hidden as the contestant's is.
+    model_hidden = contestant.model_hidden if contestant else model_hidden_from(creation=creation, user=request.user)
     context = {
         "creation": creation,
         "runs": runs,
@@ -62,9 +65,8 @@ def creation_page(
         "version_rows": version_rows(runs),
         # What the selected version is compared with by default: the one it came from, else the one before.
         "compare_with": compare_default(runs, selected),
-        "contestant": (contestant := contestant_note(creation=creation, user=request.user, is_member=viewing.is_member)),
-        # A fork of a blind contestant has its model: hidden as the contestant's is.
-        "model_hidden": contestant.model_hidden if contestant else model_hidden_from(creation=creation, user=request.user),
+        "contestant": contestant,
+        "model_hidden": model_hidden,
         "follow_ups": demo_follow_ups(creation.brief) if creation.model_endpoint_id is None else [],
         **_conversation_context(request, viewing, comment_form),
     }

@@ -87,7 +87,7 @@ def test_a_fork_of_a_blind_contestant_hides_its_model_too(team: Team, blind: Any
 
 
 def test_a_fork_made_with_another_model_is_not_hidden(team: Team, blind: Any) -> None:
-    _, contestant, model = blind
+    contestant = blind[1]
     fork = creation_fork(creation=contestant.creation, user=team.member, brief="Again").creation
     fork.model_endpoint = None  # the demo model: a model of its own, nothing to hide
     fork.save(update_fields=["model_endpoint"])
@@ -96,7 +96,7 @@ def test_a_fork_made_with_another_model_is_not_hidden(team: Team, blind: Any) ->
 
 
 def _csv_models(client: Client, team: Team) -> list[str]:
-    response = client.get(reverse("workspace_usage_csv", args=[team.workspace.slug]))
+    response: Any = client.get(reverse("workspace_usage_csv", args=[team.workspace.slug]))
     assert response.status_code == 200
     rows = csv.DictReader(io.StringIO(b"".join(response.streaming_content).decode()))
     return sorted(row["model"] for row in rows)
