@@ -8,7 +8,7 @@ from django.urls import reverse
 from ninja import Field, Schema
 
 from api.schemas.text import StoredText
-from creations.arena.selectors import model_hidden_from
+from creations.arena.selectors import model_hidden_from, reason_shown
 from creations.models import Run
 from sandboxes.agent.demo import DEMO_MODEL_NAME
 
@@ -126,11 +126,7 @@ class RunOut(Schema):
 
     @staticmethod
     def resolve_reason(run: Run, context: dict[str, Any]) -> str:
-        endpoint = run.creation.model_endpoint
-        if endpoint is None or not model_hidden(run, context):
-            return run.reason
-        # A run that could not start names its endpoint ("The model endpoint “…” is disabled").
-        return run.reason.replace(endpoint.name, "(hidden)").replace(endpoint.model, "(hidden)")
+        return reason_shown(run=run, model_hidden=model_hidden(run, context))
 
     @staticmethod
     def resolve_sandbox_seconds(run: Run) -> float:

@@ -18,7 +18,7 @@ from django.http import Http404
 from creations.access import creation_visible, visible_to_member
 from creations.arena.models import Comparison, Contestant, Vote
 from creations.arena.ratings import Ballot, Rating, ratings
-from creations.models import Artifact, ArtifactKind, Creation
+from creations.models import Artifact, ArtifactKind, Creation, Run
 from workspaces.models import Membership, ModelEndpoint, Workspace
 from workspaces.permissions import may_vote
 from workspaces.selectors import membership_get
@@ -27,6 +27,8 @@ AnyUser = User | AnonymousUser
 # What a run "makes", when it leaves several kinds of file: the first of these it has (a page with
 # its data files is a page). The order ArtifactKind declares them in: made things before text.
 KIND_ORDER = list(ArtifactKind.values)
+# What stands for a hidden model's name in a text that would have named it.
+HIDDEN_NAME = "(hidden)"
 
 
 def comparison_membership(*, comparison: Comparison, user: AnyUser) -> Membership | None:
@@ -109,6 +111,14 @@ def model_hidden_from(*, creation: Creation, user: AnyUser) -> bool:
         if creation.forked_from_id is None:
             return False
     return model_hidden_creations(user=user).filter(pk=creation.pk).exists()
+
+
+def reason_shown(*, run: Run, model_hidden: bool) -> str:
+    """The run's reason as told to someone from whom its model is hidden (`model_hidden_from`): a run
+    that could not start names its endpoint ("The model endpoint “…” is disabled"), not said then."""
+    if not model_hidden or not run.reason or (endpoint := run.creation.model_endpoint) is None:
+        return run.reason
+    return run.reason.replace(endpoint.name, HIDDEN_NAME).replace(endpoint.model, HIDDEN_NAME)
 
 
 @dataclass(frozen=True)

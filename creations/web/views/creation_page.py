@@ -5,7 +5,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
 from creations.access import CreationViewing, can_delete_creation, can_view_creation
-from creations.arena.selectors import contestant_note, model_hidden_from
+from creations.arena.selectors import contestant_note, model_hidden_from, reason_shown
 from creations.artifacts.display import artifact_displays
 from creations.comments.access import may_comment_on, may_read_comments
 from creations.comments.selectors import comments_shown
@@ -67,6 +67,7 @@ def creation_page(
         "compare_with": compare_default(runs, selected),
         "contestant": contestant,
         "model_hidden": model_hidden,
+        "reason": reason_shown(run=selected, model_hidden=model_hidden) if selected else "",
         "follow_ups": demo_follow_ups(creation.brief) if creation.model_endpoint_id is None else [],
         **_conversation_context(request, viewing, comment_form),
     }

@@ -62,12 +62,22 @@ def test_the_run_api_names_a_blind_contestants_model_only_after_your_vote(team: 
     assert not _named(api_as(team.owner).get(f"/api/v1/runs/{contestant.run_id}").content.decode(), model)
 
 
-def test_a_reason_naming_the_endpoint_does_not_name_it_through_the_api(team: Team, blind: Any) -> None:
-    _, contestant, model = blind
+def test_a_reason_naming_the_endpoint_names_it_only_after_your_vote(team: Team, blind: Any, client: Client) -> None:
+    comparison, contestant, model = blind
     Run.objects.filter(pk=contestant.run_id).update(reason=f"The model endpoint “{model.name}” is disabled.")
     body = api_as(team.member).get(f"/api/v1/runs/{contestant.run_id}")
     assert not _named(body.content.decode(), model)
     assert body.json()["reason"] == "The model endpoint “(hidden)” is disabled."
+    member = signed_in(client, team.member)
+    pages = [reverse("run_detail", args=[contestant.run_id]), contestant.creation.get_absolute_url()]
+    for url in pages:
+        page = html.unescape(member.get(url).content.decode())
+        assert not _named(page, model)
+        assert "The model endpoint “(hidden)” is disabled." in page
+
+    _vote(member, comparison)
+    for url in pages:
+        assert f"The model endpoint “{model.name}” is disabled." in html.unescape(member.get(url).content.decode())
 
 
 def test_a_fork_of_a_blind_contestant_hides_its_model_too(team: Team, blind: Any, client: Client) -> None:
