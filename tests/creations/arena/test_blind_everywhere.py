@@ -7,10 +7,12 @@ from __future__ import annotations
 import csv
 import html
 import io
+import json
 import re
 from typing import Any
 
 import pytest
+from asgiref.sync import async_to_sync
 from django.test import Client
 from django.urls import reverse
 
@@ -37,6 +39,10 @@ def blind(team: Team) -> tuple[Comparison, Contestant, ModelEndpoint]:
 
 def _vote(client: Client, comparison: Comparison) -> None:
     assert client.post(reverse("comparison_vote", args=[comparison.pk]), {"winner": "A"}).status_code == 302
+
+
+async def _body(response: Any) -> bytes:
+    return b"".join([chunk async for chunk in response.streaming_content])
 
 
 def _named(text: str, model: ModelEndpoint) -> bool:
@@ -70,6 +76,9 @@ def test_a_reason_naming_the_endpoint_names_it_only_after_your_vote(team: Team, 
     assert body.json()["reason"] == "The model endpoint “(hidden)” is disabled."
     member = signed_in(client, team.member)
     pages = [reverse("run_detail", args=[contestant.run_id]), contestant.creation.get_absolute_url()]
+    export: Any = member.get(reverse("run_trajectory_json", args=[contestant.run_id]))
+    exported = json.loads(async_to_sync(_body)(export))
+    assert exported["run"]["reason"] == "The model endpoint “(hidden)” is disabled."
     for url in pages:
         page = html.unescape(member.get(url).content.decode())
         assert not _named(page, model)
