@@ -40,7 +40,7 @@ from creations.usage.reports import (
     usage_csv_rows,
     workspace_runs_now,
 )
-from creations.usage.selectors import workspace_month_usage, workspace_storage_by_kind
+from creations.usage.selectors import workspace_month_usage
 from creations.web.charts import BarChart, QuotaMeter, decimal_axis_text, stacked_bar_chart
 from workspaces.models import Membership, Workspace
 from workspaces.permissions import workspace_membership_or_404
@@ -108,9 +108,7 @@ def _quota_meters(workspace: Workspace, month: Month, *, current: bool) -> list[
             quota_text=f"of {filesizeformat(workspace.quota_storage_bytes)}",
             used=live.storage_bytes,
             quota=workspace.quota_storage_bytes,
-            note=" · ".join(
-                f"{label} {filesizeformat(kept)}" for label, kept in workspace_storage_by_kind(workspace=workspace)
-            ),
+            note=" · ".join(f"{label} {filesizeformat(kept)}" for label, kept in live.storage_by_kind),
         ),
     ]
 
