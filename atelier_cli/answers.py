@@ -57,7 +57,8 @@ class Run(Answer):
     status: str
     reason: str
     is_final: bool
-    model: str
+    model: str | None  # None: hidden from you until you vote in its blind comparison
+    model_hidden: bool = False  # older servers do not say
     started_by: str | None = None  # older servers do not say
     created_at: AwareDatetime
     web_url: str

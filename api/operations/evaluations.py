@@ -54,7 +54,7 @@ def upload_suite(
     request: HttpRequest,
     slug: str,
     tasks: File[UploadedFile],
-    files: File[UploadedFile] | None = None,
+    files: File[UploadedFile | None] = None,
     name: Form[str] = "",
 ) -> Status[Suite]:
     user = caller(request)

@@ -19,6 +19,7 @@ from api.problems import Problem
 from api.schemas.runs import ForkIn, RunIn, RunOut, RunStatusName
 from api.throttling import SubmissionsThrottled
 from creations.access import run_for_viewer_or_404, run_to_cancel_or_404, visible_to_member
+from creations.arena.selectors import model_hidden_annotation
 from creations.models import Run
 from creations.runs.services import creation_fork, creation_submit, run_cancel, run_rerun
 from workspaces.models import ModelEndpoint
@@ -29,6 +30,11 @@ router = Router(tags=["runs"])
 workspace_router = Router(tags=["runs"])
 
 RUN_QUERYSET = Run.objects.select_related("creation__workspace", "creation__model_endpoint", "started_by")
+
+
+def runs_for(user: User) -> QuerySet[Run]:
+    """RUN_QUERYSET as RunOut reads it for `user`: each run says whether its model is hidden from them."""
+    return RUN_QUERYSET.annotate(model_hidden=model_hidden_annotation(user=user, creation="creation_id"))
 
 
 def count_submission(request: HttpRequest) -> None:
@@ -86,7 +92,7 @@ def create_run(
     created = create_once(
         user=user, workspace=membership.workspace, key=idempotency_key, payload=payload.model_dump(), create=create
     )
-    run = RUN_QUERYSET.get(pk=created.run.pk)
+    run = runs_for(user).get(pk=created.run.pk)
     if created.replayed:
         response["Idempotent-Replayed"] = "true"
         return Status(200, run)
@@ -101,8 +107,10 @@ class RunFilters(Schema):
 
 def runs_visible_to(user: User, filters: RunFilters) -> QuerySet[Run]:
     """Runs of the person's workspaces that they may see, newest first."""
-    runs = RUN_QUERYSET.filter(creation__workspace__memberships__user=user).filter(
-        visible_to_member(user, creation="creation__")
+    runs = (
+        runs_for(user)
+        .filter(creation__workspace__memberships__user=user)
+        .filter(visible_to_member(user, creation="creation__"))
     )
     if filters.workspace is not None:
         runs = runs.filter(creation__workspace__slug=filters.workspace)
@@ -124,7 +132,8 @@ def list_runs(request: HttpRequest, filters: Query[RunFilters]) -> QuerySet[Run]
 
 @router.get("/{run_id}", response=RunOut, summary="One run")
 def get_run(request: HttpRequest, run_id: int) -> Run:
-    return run_for_viewer_or_404(pk=run_id, user=caller(request), queryset=RUN_QUERYSET).run
+    user = caller(request)
+    return run_for_viewer_or_404(pk=run_id, user=user, queryset=runs_for(user)).run
 
 
 @router.post("/{run_id}/cancel", auth=WRITE, response={202: RunOut, 409: Problem}, summary="Ask a run to stop")
@@ -134,7 +143,7 @@ def cancel_run(request: HttpRequest, run_id: int) -> Status[Run]:
     if not run_cancel(run=run, user=user):
         run.refresh_from_db(fields=["status"])
         raise HttpError(409, f"Run {run.pk} has already ended ({run.status}): there is nothing to cancel.")
-    return Status(202, RUN_QUERYSET.get(pk=run.pk))
+    return Status(202, runs_for(user).get(pk=run.pk))
 
 
 @router.post("/{run_id}/rerun", auth=WRITE, response={201: RunOut}, summary="Run the same creation again")
@@ -143,7 +152,7 @@ def rerun(request: HttpRequest, run_id: int) -> Status[Run]:
     run = run_for_viewer_or_404(pk=run_id, user=user, queryset=RUN_QUERYSET).run
     count_submission(request)
     again = run_rerun(creation=run.creation, user=user)
-    return Status(201, RUN_QUERYSET.get(pk=again.pk))
+    return Status(201, runs_for(user).get(pk=again.pk))
 
 
 @router.post("/{run_id}/fork", auth=WRITE, response={201: RunOut}, summary="A new creation from this one")
@@ -155,4 +164,4 @@ def fork(request: HttpRequest, run_id: int, payload: ForkIn) -> Status[Run]:
         target = workspace_membership_or_404(slug=payload.workspace, user=user).workspace
     count_submission(request)
     forked = creation_fork(creation=run.creation, user=user, brief=payload.brief, workspace=target)
-    return Status(201, RUN_QUERYSET.get(pk=forked.pk))
+    return Status(201, runs_for(user).get(pk=forked.pk))

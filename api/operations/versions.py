@@ -12,7 +12,7 @@ from ninja import Header, Router, Status
 
 from api.auth import WRITE, caller
 from api.idempotency import create_once
-from api.operations.runs import RUN_QUERYSET, count_submission
+from api.operations.runs import RUN_QUERYSET, count_submission, runs_for
 from api.problems import Problem, refusals_as_conflicts
 from api.schemas.runs import RefineIn, RunOut, RunStatusName
 from api.schemas.versions import VersionOut, VersionsOut
@@ -102,7 +102,7 @@ def refine_run(
     created = create_once(
         user=user, workspace=run.creation.workspace, key=idempotency_key, payload=request_body, create=refine
     )
-    refined = RUN_QUERYSET.get(pk=created.run.pk)
+    refined = runs_for(user).get(pk=created.run.pk)
     if created.replayed:
         response["Idempotent-Replayed"] = "true"
         return Status(200, refined)

@@ -8,6 +8,7 @@ from django.urls import reverse
 from ninja import Field, Schema
 
 from api.schemas.text import StoredText
+from creations.arena.selectors import model_hidden_from, reason_shown
 from creations.models import Run
 from sandboxes.agent.demo import DEMO_MODEL_NAME
 
@@ -65,8 +66,14 @@ class RunOut(Schema):
     status: RunStatusName
     reason: str
     is_final: bool
-    model: str
-    model_endpoint_id: int | None
+    model: str | None = Field(description="The model's name; null while `model_hidden`")
+    model_endpoint_id: int | None = Field(
+        description="Its model endpoint; null for the demo model, or while `model_hidden`"
+    )
+    model_hidden: bool = Field(
+        description="The run is a contestant of a blind comparison (or a fork of one) you have not voted in: "
+        "its model is named once you have (GET …/comparisons/{id})"
+    )
     started_by: str | None = Field(description="The username of whoever asked for this run; null once they are gone")
     created_at: datetime
     started_at: datetime | None
@@ -103,13 +110,23 @@ class RunOut(Schema):
         return run.creation.visibility
 
     @staticmethod
-    def resolve_model(run: Run) -> str:
+    def resolve_model_hidden(run: Run, context: dict[str, Any]) -> bool:
+        return model_hidden(run, context)
+
+    @staticmethod
+    def resolve_model(run: Run, context: dict[str, Any]) -> str | None:
+        if model_hidden(run, context):
+            return None
         endpoint = run.creation.model_endpoint
         return endpoint.name if endpoint is not None else DEMO_MODEL_NAME
 
     @staticmethod
-    def resolve_model_endpoint_id(run: Run) -> int | None:
-        return run.creation.model_endpoint_id
+    def resolve_model_endpoint_id(run: Run, context: dict[str, Any]) -> int | None:
+        return None if model_hidden(run, context) else run.creation.model_endpoint_id
+
+    @staticmethod
+    def resolve_reason(run: Run, context: dict[str, Any]) -> str:
+        return reason_shown(run=run, model_hidden=model_hidden(run, context))
 
     @staticmethod
     def resolve_sandbox_seconds(run: Run) -> float:
@@ -134,6 +151,15 @@ class RunOut(Schema):
     @staticmethod
     def resolve_artifacts_url(run: Run, context: dict[str, Any]) -> str:
         return run_api_url(context["request"], run, "artifacts")
+
+
+def model_hidden(run: Run, context: dict[str, Any]) -> bool:
+    """Whether the caller may not be told the run's model (creations.arena's rule): read from the
+    `model_hidden` the operations annotate their runs with (`runs_for`), so a list costs no query more."""
+    hidden = getattr(run, "model_hidden", None)
+    if hidden is None:  # a run read without the annotation: asked on its own, once
+        hidden = run.__dict__["model_hidden"] = model_hidden_from(creation=run.creation, user=context["request"].user)
+    return bool(hidden)
 
 
 def run_api_url(request: HttpRequest, run: Run, tail: str) -> str:

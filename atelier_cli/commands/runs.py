@@ -17,6 +17,8 @@ from atelier_cli.terminal import one_line, printable
 HELP = "List recent runs, newest first."
 PAGE_SIZE_MAX = 100
 COLUMNS = ("ID", "STATUS", "WORKSPACE", "CREATED", "BY", "MODEL", "TITLE")
+# A blind comparison's contestant you have not voted on: the server names no model.
+HIDDEN_MODEL = "(hidden until you vote)"
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -68,7 +70,7 @@ def runs_table(runs: list[Run], *, width: int) -> str:
                 r.workspace,
                 when(r.created_at),
                 r.started_by or "—",
-                r.model,
+                r.model if r.model is not None else HIDDEN_MODEL,
                 r.title or r.brief,
             )
         ]

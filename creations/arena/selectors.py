@@ -12,13 +12,13 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
 from django.contrib.auth.models import AnonymousUser, User
-from django.db.models import QuerySet
+from django.db.models import Exists, F, OuterRef, Q, QuerySet
 from django.http import Http404
 
 from creations.access import creation_visible, visible_to_member
 from creations.arena.models import Comparison, Contestant, Vote
 from creations.arena.ratings import Ballot, Rating, ratings
-from creations.models import Artifact, ArtifactKind, Creation
+from creations.models import Artifact, ArtifactKind, Creation, Run
 from workspaces.models import Membership, ModelEndpoint, Workspace
 from workspaces.permissions import may_vote
 from workspaces.selectors import membership_get
@@ -27,6 +27,8 @@ AnyUser = User | AnonymousUser
 # What a run "makes", when it leaves several kinds of file: the first of these it has (a page with
 # its data files is a page). The order ArtifactKind declares them in: made things before text.
 KIND_ORDER = list(ArtifactKind.values)
+# What stands for a hidden model's name in a text that would have named it.
+HIDDEN_NAME = "(hidden)"
 
 
 def comparison_membership(*, comparison: Comparison, user: AnyUser) -> Membership | None:
@@ -81,6 +83,44 @@ def comparison_for_viewer_or_404(*, pk: int, user: AnyUser) -> ComparisonViewing
     return ComparisonViewing(comparison=comparison, membership=membership, contestants=contestants, my_vote=my_vote)
 
 
+def model_hidden_creations(*, user: AnyUser) -> QuerySet[Creation]:
+    """The creations whose model `user` may not be told: the rule every reader of a creation's or
+    run's model goes through (pages, API, CLI through the API, usage CSV, gallery filter). A blind
+    comparison's contestants, to whoever has not voted in it (to anyone signed out, always), and
+    their forks, which inherit the model. Unevaluated: filter or annotate with it, so that a list
+    costs no query more (`model_hidden_annotation`)."""
+    contestants = Contestant.objects.filter(comparison__blind=True)
+    if user.is_authenticated:
+        contestants = contestants.exclude(comparison__in=Vote.objects.filter(voter=user).values("comparison_id"))
+    blind = contestants.values("creation_id")
+    forks = Q(forked_from_id__in=blind, model_endpoint_id=F("forked_from__model_endpoint_id"))
+    return Creation.objects.filter(Q(pk__in=blind) | forks)
+
+
+def model_hidden_annotation(*, user: AnyUser, creation: str = "creation_id") -> Exists:
+    """True on each row whose creation (reached by the lookup `creation`) hides its model from `user`."""
+    return Exists(model_hidden_creations(user=user).filter(pk=OuterRef(creation)))
+
+
+def model_hidden_from(*, creation: Creation, user: AnyUser) -> bool:
+    """Whether `creation`'s model is hidden from `user`; no query for a creation that is neither a
+    contestant nor a fork (its `contestant` selected with it, as the pages do)."""
+    try:
+        creation.contestant  # noqa: B018 - reads the related row, selected with the creation
+    except Contestant.DoesNotExist:
+        if creation.forked_from_id is None:
+            return False
+    return model_hidden_creations(user=user).filter(pk=creation.pk).exists()
+
+
+def reason_shown(*, run: Run, model_hidden: bool) -> str:
+    """The run's reason as told to someone from whom its model is hidden (`model_hidden_from`): a run
+    that could not start names its endpoint ("The model endpoint “…” is disabled"), not said then."""
+    if not model_hidden or not run.reason or (endpoint := run.creation.model_endpoint) is None:
+        return run.reason
+    return run.reason.replace(endpoint.name, HIDDEN_NAME).replace(endpoint.model, HIDDEN_NAME)
+
+
 @dataclass(frozen=True)
 class ContestantNote:
     """What a contestant's own creation and run pages say of its comparison, to one person."""
@@ -102,12 +142,11 @@ def contestant_note(*, creation: Creation, user: AnyUser, is_member: bool) -> Co
     except Contestant.DoesNotExist:
         return None
     comparison = contestant.comparison
-    voted = user.is_authenticated and Vote.objects.filter(comparison=comparison, voter=user).exists()
     return ContestantNote(
         comparison=comparison,
         letter=contestant.letter,
         of=comparison.contestants.count(),
-        model_hidden=comparison.blind and not voted,
+        model_hidden=comparison.blind and model_hidden_from(creation=creation, user=user),
         may_open=is_member,
     )
 

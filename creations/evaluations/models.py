@@ -25,6 +25,8 @@ class Suite(models.Model):
     # A sample written for the platform (not any paper's data set): the pages label it so.
     is_sample = models.BooleanField(default=False)
     task_count = models.PositiveIntegerField(default=0)
+    # The task file's size as uploaded: its tasks are kept in rows, and count in the storage quota as it did.
+    task_file_bytes = models.PositiveBigIntegerField(default=0)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -24,6 +24,7 @@ from creations.evaluations.suite_format import (
     unstorable_text,
 )
 from creations.runs.inputs import clean_input_files
+from creations.usage.budgets import storage_room_check
 from workspaces.models import Workspace
 from workspaces.permissions import DELETE_SUITE_REFUSED, EVALUATE_REFUSED, may_delete_suite, may_run_evaluations
 from workspaces.selectors import membership_get
@@ -83,8 +84,18 @@ def suite_upload(
         raise ValidationError({"tasks": refused.problems}) from None
     _check_task_files(parsed)
     with transaction.atomic():
+        # Before anything is written, holding the workspace's row until it is: what the suite keeps
+        # (its task file, as its rows, and its input files) must fit in the storage left.
+        storage_room_check(
+            workspace_id=workspace.pk, adding=len(data) + sum(len(content) for content in parsed.files.values())
+        )
         suite = Suite.objects.create(
-            workspace=workspace, name=name, uploaded_by=user, is_sample=is_sample, task_count=len(parsed.tasks)
+            workspace=workspace,
+            name=name,
+            uploaded_by=user,
+            is_sample=is_sample,
+            task_count=len(parsed.tasks),
+            task_file_bytes=len(data),
         )
         SuiteTask.objects.bulk_create(
             SuiteTask(

@@ -25,7 +25,7 @@ from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 from django.contrib.auth.models import AnonymousUser, User
-from django.db.models import Case, Count, F, Q, Sum, Value, When
+from django.db.models import Case, Count, Exists, F, OuterRef, Q, QuerySet, Sum, Value, When
 from django.db.models.functions import TruncDate
 from django.utils import dateformat
 
@@ -39,6 +39,7 @@ PRIVATE_TITLE = "A private creation"
 DELETED_TITLE = "A deleted creation"
 NO_PERSON = "A removed account"
 OTHERS = "Others"
+HIDDEN_MODEL = "hidden until you vote"
 # The ledger holds nothing before Atelier had one; the oldest month a person may ask for.
 FIRST_YEAR = 2000
 
@@ -285,13 +286,22 @@ def _cell(text: str) -> str:
 
 
 def usage_csv_rows(
-    *, workspace: Workspace, month: Month, user: User | AnonymousUser, membership: Membership
+    *,
+    workspace: Workspace,
+    month: Month,
+    user: User | AnonymousUser,
+    membership: Membership,
+    model_hidden_in: QuerySet[Creation],
 ) -> Iterator[list[str]]:
     """One row per run that ended in `month`, oldest first (CSV_HEADER's columns), read in
     chunks so a month of any size streams in bounded memory. Titles are the ones the ledger
-    kept when each run ended, shown only to those who may see the creation."""
+    kept when each run ended, shown only to those who may see the creation. The model of a run
+    whose creation is in `model_hidden_in` (the arena's blind contestants this person has not
+    voted on: creations.arena.selectors.model_hidden_creations, which this layer cannot import)
+    is not named."""
     records = (
         _records(workspace, month)
+        .annotate(model_hidden=Exists(model_hidden_in.filter(pk=OuterRef("creation_id"))))
         .select_related("creation", "person")
         .only(
             "recorded_at",
@@ -325,7 +335,7 @@ def usage_csv_rows(
             ended.date().isoformat(),
             ended.isoformat(timespec="seconds"),
             _cell(record.person.username if record.person else NO_PERSON),
-            _cell(record.model_name),
+            HIDDEN_MODEL if record.model_hidden else _cell(record.model_name),
             _cell(title),
             record.status,
             str(record.prompt_tokens),

@@ -66,6 +66,8 @@ class MonthUsage:
     in_flight_tokens: int
     in_flight_sandbox_seconds: float
     storage_bytes: int  # every file kept now (storage is not monthly)
+    # The same, by kind of file (creations.usage.storage's labels), biggest first, empty kinds left out.
+    storage_by_kind: tuple[tuple[str, int], ...] = ()
 
     @property
     def tokens(self) -> int:
@@ -128,6 +130,7 @@ def workspaces_month_usage(
         ExpressionWrapper(Value(now) - F("started_at"), output_field=_DURATION),
         Value(timedelta(0), output_field=_DURATION),
     )
+    kinds = _storage_kinds(OuterRef("pk"))  # each kind of stored file, summed apart for the usage page
     rows = (
         Workspace.objects.filter(pk__in=ids)
         .annotate(
@@ -135,9 +138,9 @@ def workspaces_month_usage(
             recorded_seconds=_sum_of(records, F("sandbox_seconds"), _FLOAT),
             in_flight_tokens=_sum_of(in_flight, F("prompt_tokens") + F("completion_tokens"), _BIG),
             in_flight_time=_sum_of(in_flight, held, _DURATION),
-            storage_bytes=_storage_bytes(OuterRef("pk")),
+            **kinds,
         )
-        .values("pk", "recorded_tokens", "recorded_seconds", "in_flight_tokens", "in_flight_time", "storage_bytes")
+        .values("pk", "recorded_tokens", "recorded_seconds", "in_flight_tokens", "in_flight_time", *kinds)
     )
     return {
         row["pk"]: MonthUsage(
@@ -147,10 +150,23 @@ def workspaces_month_usage(
             recorded_sandbox_seconds=float(row["recorded_seconds"]),
             in_flight_tokens=int(row["in_flight_tokens"]),
             in_flight_sandbox_seconds=row["in_flight_time"].total_seconds() if row["in_flight_time"] else 0.0,
-            storage_bytes=int(row["storage_bytes"]),
+            storage_bytes=sum(int(row[kind]) for kind in kinds),
+            storage_by_kind=_by_label(row),
         )
         for row in rows
     }
+
+
+def _storage_kinds(workspace_id: Any) -> dict[str, Coalesce]:
+    """The bytes each kind of stored file holds for the workspace `workspace_id` gives, by column name."""
+    return {f"storage_{n}": _sum_of(h.rows(workspace_id), h.size, _BIG) for n, h in enumerate(storage_holders())}
+
+
+def _by_label(row: dict[str, Any]) -> tuple[tuple[str, int], ...]:
+    by_label: dict[str, int] = {}
+    for n, holder in enumerate(storage_holders()):
+        by_label[holder.label] = by_label.get(holder.label, 0) + int(row[f"storage_{n}"] or 0)
+    return tuple(sorted(((label, kept) for label, kept in by_label.items() if kept), key=lambda k: (-k[1], k[0])))
 
 
 def workspace_storage_bytes(*, workspace: Workspace | int) -> int:

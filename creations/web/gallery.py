@@ -17,6 +17,7 @@ from django.db import connection
 from django.db.models import Case, Count, Exists, F, IntegerField, OuterRef, Q, QuerySet, Subquery, Value, When
 
 from creations.access import visible_to_member
+from creations.arena.selectors import model_hidden_creations
 from creations.models import Artifact, ArtifactKind, Creation, Run, Visibility
 from workspaces.models import ModelEndpoint, Workspace
 
@@ -157,6 +158,9 @@ def gallery_page(
         artifacts = artifacts.filter(run__creation__model_endpoint__isnull=True)
     elif query.model:
         artifacts = artifacts.filter(run__creation__model_endpoint__model=query.model)
+    if query.model:
+        # Filtering by model would tell a blind contestant's model: those hidden from the person are left out.
+        artifacts = artifacts.exclude(run__creation__in=model_hidden_creations(user=user))
     if query.text:
         artifacts = _matching(artifacts, query)
     artifacts = _after_cursor(artifacts, older_than, query.sort)

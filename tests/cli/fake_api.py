@@ -38,6 +38,7 @@ def run_answer(run_id: int, **fields: Any) -> dict[str, Any]:
         "is_final": False,
         "model": "demo",
         "model_endpoint_id": None,
+        "model_hidden": False,
         "started_by": "ana",
         "created_at": "2026-03-01T10:00:00+00:00",
         "started_at": None,

@@ -48,3 +48,9 @@ def test_the_table_has_a_row_per_run_with_titles_cut_to_fit() -> None:
     assert lines[1].endswith("demo   Poster number 5")
     assert len(lines[2]) == 80
     assert lines[2].endswith("…")
+
+
+def test_a_run_whose_model_is_hidden_until_you_vote_says_so_in_the_table() -> None:
+    hidden = {**run(7), "model": None, "model_endpoint_id": None, "model_hidden": True}
+    lines = runs_table([RUN.validate_python(hidden)], width=120).splitlines()
+    assert lines[1].endswith("(hidden until you vote)  Poster number 7")

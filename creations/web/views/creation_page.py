@@ -5,7 +5,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
 from creations.access import CreationViewing, can_delete_creation, can_view_creation
-from creations.arena.selectors import contestant_note
+from creations.arena.selectors import contestant_note, model_hidden_from, reason_shown
 from creations.artifacts.display import artifact_displays
 from creations.comments.access import may_comment_on, may_read_comments
 from creations.comments.selectors import comments_shown
@@ -39,6 +39,9 @@ def creation_page(
     selected = next((r for r in runs if str(r.pk) == wanted), runs[0] if runs else None)
     trajectory = run_trajectory(run=selected) if selected else None
     inputs = list(creation.inputs.all())
+    contestant = contestant_note(creation=creation, user=request.user, is_member=viewing.is_member)
+    # A fork of a blind contestant has its model: hidden as the contestant's is.
+    model_hidden = contestant.model_hidden if contestant else model_hidden_from(creation=creation, user=request.user)
     context = {
         "creation": creation,
         "runs": runs,
@@ -62,7 +65,9 @@ def creation_page(
         "version_rows": version_rows(runs),
         # What the selected version is compared with by default: the one it came from, else the one before.
         "compare_with": compare_default(runs, selected),
-        "contestant": contestant_note(creation=creation, user=request.user, is_member=viewing.is_member),
+        "contestant": contestant,
+        "model_hidden": model_hidden,
+        "reason": reason_shown(run=selected, model_hidden=model_hidden) if selected else "",
         "follow_ups": demo_follow_ups(creation.brief) if creation.model_endpoint_id is None else [],
         **_conversation_context(request, viewing, comment_form),
     }

@@ -16,6 +16,7 @@ from django.http import HttpRequest, StreamingHttpResponse
 from django.views.decorators.http import require_GET
 
 from creations.access import run_for_viewer_or_404
+from creations.arena.selectors import model_hidden_from, reason_shown
 from creations.artifacts.headers import content_disposition
 from creations.artifacts.streaming import chunks_off_thread
 from creations.artifacts.zip_stream import zip_artifacts
@@ -39,8 +40,9 @@ def _json(value: Any) -> str:
     return json.dumps(value, cls=DjangoJSONEncoder, ensure_ascii=False)
 
 
-async def _trajectory_chunks(run: Run) -> AsyncIterator[bytes]:
+async def _trajectory_chunks(run: Run, reason: str) -> AsyncIterator[bytes]:
     summary = await sync_to_async(run_export_summary)(run=run)
+    summary["run"]["reason"] = reason
     # The summary's fields, then "events" last: an array written a page at a time.
     yield (_json(summary)[:-1] + ', "events": [\n').encode()
     after, first = 0, True
@@ -53,8 +55,10 @@ async def _trajectory_chunks(run: Run) -> AsyncIterator[bytes]:
 @require_GET
 def run_trajectory_json(request: HttpRequest, pk: int) -> StreamingHttpResponse:
     run = run_for_viewer_or_404(pk=pk, user=request.user).run
+    # A reason naming the model of a blind contestant is told as its pages tell it.
+    reason = reason_shown(run=run, model_hidden=model_hidden_from(creation=run.creation, user=request.user))
     return StreamingHttpResponse(
-        _trajectory_chunks(run),
+        _trajectory_chunks(run, reason),
         content_type="application/json; charset=utf-8",
         headers={"Content-Disposition": content_disposition(f"run-{run.pk}-trajectory.json", attachment=True)},
     )

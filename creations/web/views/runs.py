@@ -15,7 +15,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
 from creations.access import can_cancel_run, creation_visible, run_for_viewer_or_404, run_to_cancel_or_404
-from creations.arena.selectors import contestant_note
+from creations.arena.selectors import contestant_note, model_hidden_from, reason_shown
 from creations.artifacts.display import artifact_displays
 from creations.artifacts.streaming import file_chunks
 from creations.events.trajectory import NotKept, live_replay_after, rejected_outputs, run_trajectory
@@ -49,13 +49,18 @@ def _run_page(
     not_kept = NotKept()
     if trajectory is not None:  # the latest steps' window holds the artifacts event; an earlier one does not
         not_kept = trajectory.rejected if before is None else rejected_outputs(run=run)
+    contestant = contestant_note(creation=run.creation, user=request.user, is_member=viewing.is_member)
+    model_hidden = (
+        contestant.model_hidden if contestant else model_hidden_from(creation=run.creation, user=request.user)
+    )
     context = {
         "run": run,
+        "reason": reason_shown(run=run, model_hidden=model_hidden),
         "creation": run.creation,
         "workspace": run.creation.workspace if viewing.is_member else None,
         "can_create": viewing.can_create,
         "can_cancel": can_cancel_run(run=run, user=request.user, membership=viewing.membership),
-        "contestant": contestant_note(creation=run.creation, user=request.user, is_member=viewing.is_member),
+        "contestant": contestant,
         "trajectory": trajectory,
         "live_after": 0 if run.is_final else live_replay_after(run=run),
         **(_artifacts_context(request, run) if run.is_final else {"artifacts": []}),

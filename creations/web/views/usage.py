@@ -20,6 +20,7 @@ from django.urls import reverse
 from django.utils import dateformat, timezone
 from django.views.decorators.http import require_GET
 
+from creations.arena.selectors import model_hidden_creations
 from creations.templatetags.humanize_atelier import compact_number
 from creations.usage.budgets import duration_text
 from creations.usage.reports import (
@@ -107,6 +108,7 @@ def _quota_meters(workspace: Workspace, month: Month, *, current: bool) -> list[
             quota_text=f"of {filesizeformat(workspace.quota_storage_bytes)}",
             used=live.storage_bytes,
             quota=workspace.quota_storage_bytes,
+            note=" · ".join(f"{label} {filesizeformat(kept)}" for label, kept in live.storage_by_kind),
         ),
     ]
 
@@ -219,7 +221,13 @@ def workspace_usage_csv(request: HttpRequest, slug: str) -> HttpResponse | Strea
     except MonthError as error:
         return HttpResponse(f"{error}\n", status=400, content_type="text/plain; charset=utf-8")
     month = month or month_of(timezone.now())
-    rows = usage_csv_rows(workspace=workspace, month=month, user=request.user, membership=membership)
+    rows = usage_csv_rows(
+        workspace=workspace,
+        month=month,
+        user=request.user,
+        membership=membership,
+        model_hidden_in=model_hidden_creations(user=request.user),
+    )
     response = StreamingHttpResponse(_csv_lines(rows), content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="usage-{workspace.slug}-{month.param}.csv"'
     return response
