@@ -29,6 +29,7 @@ import argparse
 import json
 import os
 import platform
+import re
 import shutil
 import signal
 import subprocess
@@ -52,7 +53,7 @@ from django.conf import settings  # noqa: E402
 from django.test import override_settings  # noqa: E402
 
 from bench import evaluation_suite as suite  # noqa: E402
-from bench.measuring import BENCH_ENV, machine_speed, percentile  # noqa: E402
+from bench.measuring import BENCH_ENV, machine_speed, percentile, sandbox_priority  # noqa: E402
 from devstack.databases import database_url, throwaway_database  # noqa: E402
 from devstack.scripted_model import ScriptedModel  # noqa: E402
 from devstack.stack import stack_running  # noqa: E402
@@ -60,11 +61,12 @@ from sandboxes.image import sandbox_image_tag  # noqa: E402
 
 REFERENCE_VENV = ROOT / "bench" / ".venv-reference"
 REFERENCE_PYTHON = REFERENCE_VENV / "bin" / "python"
-REFERENCE_PACKAGE = REFERENCE_VENV / "lib" / "python3.11" / "site-packages" / "llm_in_sandbox"
 REFERENCE_LAUNCHER = ROOT / "bench" / "reference_benchmark.py"
 RESULTS = ROOT / "bench" / "results" / "evaluation.json"
 BENCH_DB_SUFFIX = "_bench_evaluation"
 MODES = {"sandbox": "llm-in-sandbox", "plain": "llm"}  # Atelier's mode -> the reference's --mode
+TASK_TIME = re.compile(r"TASK_TIME \S+ ([\d.]+) ([\d.]+)")
+RUN_START = re.compile(r"RUN_START ([\d.]+)")
 MAX_STEPS = 5  # each sandbox task takes 2; a task that takes more is a failure to see, not to wait for
 
 COMPARED = (
@@ -138,12 +140,12 @@ def atelier_evaluate(
         time.sleep(0.1)
     observed = time.monotonic() - started
     evaluation.refresh_from_db()
+    assert evaluation.finished_at is not None, "an evaluation that ended has its end time"
     items = list(evaluation.items.select_related("run"))
-    per_task = [(i.finished_at - i.started_at).total_seconds() for i in items if i.finished_at and i.started_at]
+    settled = [i for i in items if i.status in (ItemStatus.SCORED, ItemStatus.FAILED)]  # not those cancelled
+    per_task = [(i.finished_at - i.started_at).total_seconds() for i in settled if i.finished_at and i.started_at]
     result: dict[str, Any] = {
-        "status": evaluation.status
-        if evaluation.status != EvaluationStatus.CANCELLED
-        else f"cancelled at {timeout:.0f} s",
+        "status": f"cancelled at {timeout:.0f} s" if evaluation.status == "cancelled" else evaluation.status,
         "wall_s": round((evaluation.finished_at - evaluation.created_at).total_seconds(), 2),
         "wall_observed_s": round(observed, 2),
         "per_task": spread(per_task),
@@ -217,13 +219,10 @@ def reference_evaluate(
             raise RuntimeError(f"exit {finished.returncode}: {finished.stderr[-3000:]}")
         own = json.loads(found[0].read_text())
         trajectories = json.loads((found[0].parent / "trajectory.json").read_text())
-    per_task, run_started = [], None
-    for line in finished.stderr.splitlines():
-        if line.startswith("TASK_TIME "):
-            _, _, start, end = line.split()
-            per_task.append(float(end) - float(start))
-        elif line.startswith("RUN_START "):
-            run_started = float(line.split()[1])
+    # Anywhere in its stderr: its progress bar writes lines that end in a carriage return, not a newline.
+    per_task = [float(end) - float(start) for start, end in TASK_TIME.findall(finished.stderr)]
+    found_start = RUN_START.search(finished.stderr)
+    run_started = float(found_start[1]) if found_start else None
     return {
         "wall_s": round(own["elapsed_time_seconds"], 2),
         "process_wall_s": round(process_wall, 2),
@@ -251,7 +250,7 @@ def run_reference(argv: list[str], cwd: str, env: dict[str, str], image: str, ti
         process.wait()
         prefix = image.replace("/", "-").replace(":", "-") + "-"
         for container in docker.from_env().containers.list(all=True, filters={"name": prefix}):
-            if container.name.startswith(prefix):
+            if (container.name or "").startswith(prefix):
                 container.remove(force=True)
         raise
     return subprocess.CompletedProcess(argv, process.returncode, stdout, stderr)
@@ -315,9 +314,13 @@ def main() -> None:
         sys.exit(f"no reference virtualenv at {REFERENCE_PYTHON.relative_to(ROOT)}: `make bench-reference` makes it")
     image = sandbox_image_tag()
     facts = {**machine(image), "load_average_at_start": load_average()}
+    # Atelier's sandboxes run under a low-weight parent cgroup, as deployed; the reference's containers
+    # at Docker's default weight: on a machine busy with other work, that is a difference in what each gets.
+    facts["atelier_sandbox_cpu_priority"] = sandbox_priority(settings.SANDBOX_CGROUP_PARENT)
     speed_before = machine_speed()
     workdir = Path(tempfile.mkdtemp(prefix="atelier-bench-evaluation-"))
-    task_dir = suite.write_reference_task(REFERENCE_PACKAGE, workdir / "reference-task")
+    package = next(REFERENCE_VENV.glob("lib/python3*/site-packages/llm_in_sandbox"), REFERENCE_VENV)
+    task_dir = suite.write_reference_task(package, workdir / "reference-task")
     (workdir / "stack").mkdir()
     stack_host = ""
     try:
