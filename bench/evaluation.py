@@ -372,7 +372,7 @@ def summary(results: dict[str, dict[str, Any]]) -> dict[str, Any]:
             "atelier": ours.get("correct") == suite.EXPECTED_CORRECT[mode],
             "reference": theirs.get("correct") == suite.EXPECTED_CORRECT[mode] if "correct" in theirs else None,
         }
-        if "wall_s" in ours and "wall_s" in theirs:
+        if ours.get("status") == "finished" and "wall_s" in theirs:  # a cancelled one's wall is its timeout
             out[f"{mode}_wall_ratio"] = round(theirs["wall_s"] / ours["wall_s"], 2)
             out[f"{mode}_per_task_p50_ratio"] = round(theirs["per_task"]["p50_s"] / ours["per_task"]["p50_s"], 2)
     return out
