@@ -95,7 +95,7 @@ images: sandbox-image platform-image
 
 test-fast: venv system-test-fast pytest-fast
 
-# The reference `llm-in-sandbox` CLI that bench/agent.py compares with, in a virtualenv of its own.
+# The reference `llm-in-sandbox` CLI that bench/agent.py and bench/evaluation.py compare with, in a virtualenv of its own.
 REFERENCE_VENV := bench/.venv-reference
 # litellm decides much of the reference's time per step, so it is pinned too; mcp it imports for tool calls.
 REFERENCE_PACKAGES := llm-in-sandbox==0.2.0 litellm==1.106.2 mcp==2.3.0
@@ -119,6 +119,7 @@ bench: venv system-test sandbox-image bench-reference
 	DATABASE_URL=$(TEST_DATABASE_URL) $(PY) bench/stalled_readers.py
 	DATABASE_URL=$(TEST_DATABASE_URL) $(PY) bench/refine.py
 	DATABASE_URL=$(TEST_DATABASE_URL) $(PY) bench/compare.py
+	DATABASE_URL=$(TEST_DATABASE_URL) $(PY) bench/evaluation.py
 	$(PY) bench/capacity.py
 
 clean:
