@@ -34,7 +34,6 @@ import argparse
 import itertools
 import json
 import os
-import platform
 import statistics
 import subprocess
 import sys
@@ -54,9 +53,9 @@ import django  # noqa: E402
 
 django.setup()
 
-import docker  # noqa: E402
 from django.conf import settings  # noqa: E402
 
+from bench.measuring import machine  # noqa: E402
 from devstack.databases import throwaway_database  # noqa: E402
 from devstack.scripted_model import RecordedRequest, ScriptedModel, ScriptEntry, bash, submit  # noqa: E402
 from sandboxes.agent import AgentLimits, model_client_for  # noqa: E402
@@ -232,16 +231,6 @@ def pooled(runs: list[dict[str, Any]]) -> dict[str, Any]:
             result[key] = round(statistics.median(values), 3)
             result[f"{key}_per_run"] = values
     return result
-
-
-def machine() -> dict[str, Any]:
-    engine = docker.from_env().version()
-    return {
-        "cpus": os.cpu_count(),
-        "python": platform.python_version(),
-        "kernel": platform.release(),
-        "docker": engine.get("Version"),
-    }
 
 
 def ratio(reference: float | None, ours: float | None) -> float | None:

@@ -28,7 +28,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import re
 import shutil
 import signal
@@ -53,7 +52,7 @@ from django.conf import settings  # noqa: E402
 from django.test import override_settings  # noqa: E402
 
 from bench import evaluation_suite as suite  # noqa: E402
-from bench.measuring import BENCH_ENV, machine_speed, percentile, sandbox_priority  # noqa: E402
+from bench.measuring import BENCH_ENV, machine, machine_speed, percentile, sandbox_priority  # noqa: E402
 from devstack.databases import database_url, throwaway_database  # noqa: E402
 from devstack.scripted_model import ScriptedModel  # noqa: E402
 from devstack.stack import stack_running  # noqa: E402
@@ -259,18 +258,6 @@ def run_reference(argv: list[str], cwd: str, env: dict[str, str], image: str, ti
 # --- the run ---------------------------------------------------------------------------------------
 
 
-def machine(image: str) -> dict[str, Any]:
-    engine = docker.from_env().version()
-    return {
-        "cpus": os.cpu_count(),
-        "python": platform.python_version(),
-        "kernel": platform.release(),
-        "docker": engine.get("Version"),
-        "runtime": settings.SANDBOX_RUNTIME,
-        "image": image,
-    }
-
-
 def phase(name: str, server: ScriptedModel, measure: Any) -> dict[str, Any]:
     before = len(server.chat_requests())
     try:
@@ -313,7 +300,7 @@ def main() -> None:
     if not args.skip_reference and not REFERENCE_PYTHON.exists():
         sys.exit(f"no reference virtualenv at {REFERENCE_PYTHON.relative_to(ROOT)}: `make bench-reference` makes it")
     image = sandbox_image_tag()
-    facts = {**machine(image), "load_average_at_start": load_average()}
+    facts = {**machine(), "runtime": settings.SANDBOX_RUNTIME, "image": image, "load_average_at_start": load_average()}
     # Atelier's sandboxes run under a low-weight parent cgroup, as deployed; the reference's containers
     # at Docker's default weight: on a machine busy with other work, that is a difference in what each gets.
     facts["atelier_sandbox_cpu_priority"] = sandbox_priority(settings.SANDBOX_CGROUP_PARENT)

@@ -4,6 +4,7 @@ what their stacks change from devstack's environment (`BENCH_ENV`)."""
 from __future__ import annotations
 
 import os
+import platform
 import statistics
 import time
 from pathlib import Path
@@ -13,6 +14,18 @@ from typing import Any
 # deployed, every 5 s rather than every second (their writes would count in what is measured),
 # and warnings only in the logs.
 BENCH_ENV = {"RUN_HEARTBEAT_SECONDS": "5", "LOG_LEVEL": "WARNING"}
+
+
+def machine() -> dict[str, Any]:
+    """What a result says of the machine it was measured on (never its name)."""
+    import docker  # only the benchmarks that start sandboxes ask
+
+    return {
+        "cpus": os.cpu_count(),
+        "python": platform.python_version(),
+        "kernel": platform.release(),
+        "docker": docker.from_env().version().get("Version"),
+    }
 
 
 def machine_speed() -> float:

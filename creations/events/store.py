@@ -36,7 +36,7 @@ from creations.events.flusher import flusher
 from creations.events.payload_cap import cap_payload, count_event_files
 from creations.events.schema import StoredToolResult, check_event, stored_form
 from creations.events.storable import storable_payload
-from creations.models import ACTIVE_STATUSES, Run, RunEvent
+from creations.models import ACTIVE_STATUSES, LIVE_COUNTERS, Run, RunEvent
 from sandboxes.agent.events import TextDelta, ToolOutputDelta, ToolResult
 
 log = logging.getLogger(__name__)
@@ -168,16 +168,12 @@ def _counter_increments(count: int, add: Mapping[str, int | float] | None) -> tu
     clauses: list[str] = ["last_seq = last_seq + %s"]
     params: list[Any] = [count]
     for column, amount in (add or {}).items():
-        if column not in _RUN_COUNTERS:
+        if column not in LIVE_COUNTERS:
             raise ValueError(f"{column!r} is not a counter of a run")
         if amount:
             clauses.append(f"{column} = {column} + %s")
             params.append(amount)
     return ", ".join(clauses), params
-
-
-# Counters events may add to as they are stored: the run's usage, live while it works.
-_RUN_COUNTERS = frozenset({"steps", "prompt_tokens", "completion_tokens", "sandbox_seconds", "output_bytes"})
 
 
 def _check(items: Sequence[EventItem]) -> None:

@@ -31,6 +31,9 @@ class RunStatus(models.TextChoices):
 IN_FLIGHT_STATUSES = (RunStatus.STARTING, RunStatus.RUNNING)
 # Runs not ended: waiting for a slot, or in flight.
 ACTIVE_STATUSES = (RunStatus.QUEUED, *IN_FLIGHT_STATUSES)
+# The columns that count a run's usage live while it works: steps' events add to them as they are
+# stored (creations/events/store.py), and the usage services read and write them (creations/usage/).
+LIVE_COUNTERS = frozenset({"steps", "prompt_tokens", "completion_tokens", "sandbox_seconds", "output_bytes"})
 FINAL_STATUSES = (
     RunStatus.SUCCEEDED,
     RunStatus.FAILED,
