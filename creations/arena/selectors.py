@@ -118,7 +118,11 @@ def reason_shown(*, run: Run, model_hidden: bool) -> str:
     that could not start names its endpoint ("The model endpoint “…” is disabled"), not said then."""
     if not model_hidden or not run.reason or (endpoint := run.creation.model_endpoint) is None:
         return run.reason
-    return run.reason.replace(endpoint.name, HIDDEN_NAME).replace(endpoint.model, HIDDEN_NAME)
+    reason = run.reason
+    for name in (endpoint.name, endpoint.model):
+        if name:  # an empty name would put the mark between every letter
+            reason = reason.replace(name, HIDDEN_NAME)
+    return reason
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,8 @@ from django.test import Client
 from django.urls import reverse
 
 from creations.arena.models import Comparison, Contestant
-from creations.models import Run
+from creations.arena.selectors import reason_shown
+from creations.models import Creation, Run
 from creations.runs.services import creation_fork
 from tests.support.api import api_as
 from tests.support.arena import a_comparison, finish_contestants, team_models
@@ -158,3 +159,12 @@ def test_an_open_comparisons_runs_name_their_model_everywhere(team: Team, client
     member = signed_in(client, team.member)
     assert models[0].model in _csv_models(member, team)
     assert _tiles(member, team, models[0]) == 1
+
+
+def test_a_hidden_reason_stays_readable_when_an_endpoint_has_no_model_name() -> None:
+    endpoint = ModelEndpoint(name="Rival", model="")
+    run = Run(reason="The model endpoint “Rival” is disabled.")
+    run.creation = Creation(model_endpoint=endpoint)
+
+    assert reason_shown(run=run, model_hidden=True) == "The model endpoint “(hidden)” is disabled."
+    assert reason_shown(run=run, model_hidden=False) == "The model endpoint “Rival” is disabled."
