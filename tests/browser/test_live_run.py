@@ -124,7 +124,9 @@ def test_a_long_output_seen_live_links_to_its_whole_text(
     call = page.locator("[data-role=trajectory] .call", has=link)
     whole = call.locator(link)
     whole.wait_for(state="attached", timeout=120_000)
-    if not whole.is_visible():  # the output folded away when the next call started: unfold it
+    # The output folds away when the next call starts; once the stream has ended it stays as it is.
+    expect(page.locator("[data-role=connection]")).to_have_text("finished", timeout=120_000)
+    if not whole.is_visible():
         call.locator("summary").click()
     expect(whole).to_be_visible()
     assert "KB)" in whole.inner_text()
