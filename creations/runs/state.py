@@ -33,7 +33,7 @@ from creations.events.store import announce_events, insert_events_locked, store_
 from creations.models import ACTIVE_STATUSES, FINAL_STATUSES, IN_FLIGHT_STATUSES, Creation, Run, RunStatus
 from creations.runs import queue
 from creations.runs.signals import run_ended, run_waiting, send_robustly, send_run_finished_on_commit
-from creations.usage.counters import USAGE_COLUMNS, run_usage, usage_columns, usage_increments
+from creations.usage.counters import USAGE_COLUMNS, run_usage, usage_columns
 from creations.usage.ledger import usage_record_write
 from sandboxes.agent.usage import RunUsage
 
@@ -210,13 +210,6 @@ def runs_beat(*, run_ids: Collection[int]) -> set[int]:
     if in_flight.update(heartbeat_at=timezone.now()) == len(run_ids):
         return set(run_ids)
     return set(in_flight.values_list("pk", flat=True))
-
-
-def run_add_usage(*, run_id: int, usage: RunUsage) -> None:
-    """Add a step's usage to the live counters, so the page (and quotas) see usage before the run ends."""
-    increments = usage_increments(usage)
-    if increments:
-        Run.objects.filter(pk=run_id).update(**increments)
 
 
 def run_mark_requeued(*, run_id: int, reason: str) -> bool:

@@ -6,10 +6,6 @@ is reported) and final once it ended; the usage ledger records them then.
 
 from __future__ import annotations
 
-from typing import Any
-
-from django.db.models import F
-
 from creations.models import Run
 from sandboxes.agent.usage import RunUsage
 
@@ -33,11 +29,6 @@ def usage_columns(usage: RunUsage) -> dict[str, int | float]:
         "sandbox_seconds": usage.sandbox_seconds,
         "output_bytes": usage.output_bytes,
     }
-
-
-def usage_increments(usage: RunUsage) -> dict[str, Any]:
-    """The row's counters plus `usage`, each in the UPDATE itself (concurrent adds never lose one)."""
-    return {column: F(column) + value for column, value in usage_columns(usage).items() if value}
 
 
 USAGE_COLUMNS = tuple(usage_columns(RunUsage()))

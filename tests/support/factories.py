@@ -19,6 +19,8 @@ from django.contrib.auth.models import User
 from django.utils import timezone
 from factory.django import DjangoModelFactory
 
+from creations.events.schema import stored_form
+from creations.events.store import store_events
 from creations.models import (
     Artifact,
     ArtifactKind,
@@ -30,6 +32,9 @@ from creations.models import (
     UsageRecord,
     Visibility,
 )
+from creations.usage.counters import usage_columns
+from sandboxes.agent.events import UsageReport
+from sandboxes.agent.usage import RunUsage
 from tests.support.fixtures.accounts import PASSWORD, Team
 from workspaces.models import Membership, ModelEndpoint, Role, Workspace
 
@@ -194,3 +199,18 @@ def make_run(
         status=status,
         **fields,
     )
+
+
+def record_step_usage(run: Run, usage: RunUsage) -> None:
+    """A step's usage stored as the worker stores it: its usage event, with the run's live counters
+    raised in the same write."""
+    report = UsageReport(
+        step=run.steps + usage.steps,
+        prompt_tokens=usage.prompt_tokens,
+        completion_tokens=usage.completion_tokens,
+        total_tokens=usage.total_tokens,
+        estimated=False,
+    )
+    stored = store_events(run.pk, [("usage", stored_form(report))], add=usage_columns(usage))
+    assert stored is not None, "the run had ended: nothing was stored"
+    run.steps += usage.steps

@@ -94,12 +94,12 @@ def test_racing_finishers_produce_one_final_status_and_one_final_event(team: Tea
 @pytest.mark.django_db
 def test_an_ended_run_is_written_to_the_usage_ledger_once(team: Team) -> None:
     from creations.models import UsageRecord
-    from creations.runs.state import run_add_usage
+    from tests.support.factories import record_step_usage
 
     run = make_run(team)
     run_mark_starting(run_id=run.pk, worker="w1")
     live = RunUsage(steps=3, prompt_tokens=1200, completion_tokens=300)
-    run_add_usage(run_id=run.pk, usage=live)
+    record_step_usage(run, live)
     usage = live + RunUsage(sandbox_seconds=42.5, output_bytes=2048)  # the worker's count as the run ends
 
     assert run_finish(run_id=run.pk, status=RunStatus.SUCCEEDED, reason="done", usage=usage)

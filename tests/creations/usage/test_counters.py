@@ -8,10 +8,10 @@ import pytest
 
 from creations.events.schema import UsageSummary, validate_event
 from creations.models import RunEvent, RunStatus, UsageRecord
-from creations.runs.state import run_add_usage, run_finish, run_mark_starting
+from creations.runs.state import run_finish, run_mark_starting
 from creations.usage.counters import run_usage
 from sandboxes.agent.usage import RunUsage
-from tests.support.factories import make_run
+from tests.support.factories import make_run, record_step_usage
 from tests.support.fixtures.accounts import Team
 
 USED = RunUsage(steps=4, prompt_tokens=5200, completion_tokens=610, sandbox_seconds=73.25, output_bytes=90_112)
@@ -42,7 +42,7 @@ def test_steps_add_up_live_and_the_workers_count_is_what_the_run_event_and_ledge
     run = make_run(team)
     run_mark_starting(run_id=run.pk, worker="w1")
     for step in (RunUsage(steps=1, prompt_tokens=2000, completion_tokens=300), RunUsage(steps=1, prompt_tokens=3200)):
-        run_add_usage(run_id=run.pk, usage=step)
+        record_step_usage(run, step)
     run.refresh_from_db()
     assert run_usage(run) == RunUsage(steps=2, prompt_tokens=5200, completion_tokens=300)
 
@@ -62,7 +62,7 @@ def test_steps_add_up_live_and_the_workers_count_is_what_the_run_event_and_ledge
 def test_a_run_ended_by_someone_else_keeps_its_live_counters(team: Team) -> None:
     run = make_run(team)
     run_mark_starting(run_id=run.pk, worker="w1")
-    run_add_usage(run_id=run.pk, usage=RunUsage(steps=1, prompt_tokens=700, completion_tokens=40))
+    record_step_usage(run, RunUsage(steps=1, prompt_tokens=700, completion_tokens=40))
 
     assert run_finish(run_id=run.pk, status=RunStatus.FAILED, reason="The worker stopped responding.")
 
