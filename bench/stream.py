@@ -47,7 +47,15 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.measuring import BENCH_ENV, cpu_per_run, cpu_snapshot, machine_speed, sandbox_priority, summary  # noqa: E402
+from bench.measuring import (  # noqa: E402
+    BENCH_ENV,
+    PhaseLoad,
+    cpu_per_run,
+    cpu_snapshot,
+    machine_speed,
+    sandbox_priority,
+    summary,
+)
 from bench.watchers import watch_runs  # noqa: E402
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.test_settings")
@@ -243,8 +251,9 @@ def run_scenarios(
         await asyncio.to_thread(run_finish, run_id=run.pk, status=RunStatus.SUCCEEDED, reason="bench")
         return await watcher
 
+    load = PhaseLoad()
     over_socket, over_stream = asyncio.run(baseline())
-    results["baseline_transport_only"] = summary(over_socket)
+    results["baseline_transport_only"] = {**summary(over_socket), "machine_load": load.record()}
     results["baseline_transport_only_sse"] = summary(over_stream)
     print("baseline", results["baseline_transport_only"], "SSE", results["baseline_transport_only_sse"], flush=True)
 
@@ -252,6 +261,7 @@ def run_scenarios(
         for phase, count in (("latency_1_run", 1), (f"latency_{concurrent}_runs", concurrent)):
             label = phase + suffix
             runs = [submit(f"latency {n}") for n in range(count)]
+            load = PhaseLoad()
             started = time.monotonic()
             samples, sse_samples = asyncio.run(watch([r.pk for r in runs]))
             wait_final(runs)
@@ -262,6 +272,7 @@ def run_scenarios(
                 "runs": count,
                 "succeeded": statuses.count(RunStatus.SUCCEEDED),
                 "seconds": round(elapsed, 1),
+                "machine_load": load.record(),
             }
             results[f"{label}_sse"] = summary(sse_samples)
             print(label, results[label], "SSE", results[f"{label}_sse"], flush=True)
@@ -280,6 +291,7 @@ def run_scenarios(
         pids = {name: proc.popen.pid for name, proc in server.processes.items() if proc.popen is not None}
         cpu_before = cpu_snapshot(pids)
         runs = [submit(f"throughput {n} {kind}") for n in range(throughput_runs)]
+        load = PhaseLoad()
         started = time.monotonic()
         wait_final(runs)
         elapsed = time.monotonic() - started
@@ -292,6 +304,7 @@ def run_scenarios(
             "seconds": round(elapsed, 1),
             "runs_per_minute": round(throughput_runs / elapsed * 60, 1),
             "cpu_per_run": cpu_per_run(cpu_before, cpu_after, throughput_runs),
+            "machine_load": load.record(),
         }
 
     # First with the latency phases' worker (a thread for each of the N runs at

@@ -61,10 +61,17 @@ async def watch_sse(stream_url: str, token: str, opened: list[float]) -> list[fl
 async def watch_runs(server: Any, run_ids: list[int], *, cookie: str, token: str) -> tuple[list[float], list[float]]:
     """Each run over the websocket and over the event stream at once: (websocket, SSE) latencies."""
     opened: list[float] = []
-    sockets = [watch_websocket(server.ws_url(f"/ws/runs/{rid}/"), server.origin, cookie, opened) for rid in run_ids]
-    streams = [
-        watch_sse(f"http://localhost:{server.port}/api/v1/runs/{rid}/events/stream", token, opened) for rid in run_ids
-    ]
-    per_run = await asyncio.gather(*sockets, *streams)
-    over_socket, over_stream = per_run[: len(run_ids)], per_run[len(run_ids) :]
-    return [x for run in over_socket for x in run], [x for run in over_stream for x in run]
+    # One watcher failing (say, refused with 429) cancels the others, which close their connections and
+    # give their slots back: the next phase starts with none of this one's watchers left open.
+    async with asyncio.TaskGroup() as group:
+        sockets = [
+            group.create_task(watch_websocket(server.ws_url(f"/ws/runs/{rid}/"), server.origin, cookie, opened))
+            for rid in run_ids
+        ]
+        streams = [
+            group.create_task(
+                watch_sse(f"http://localhost:{server.port}/api/v1/runs/{rid}/events/stream", token, opened)
+            )
+            for rid in run_ids
+        ]
+    return [x for task in sockets for x in task.result()], [x for task in streams for x in task.result()]
