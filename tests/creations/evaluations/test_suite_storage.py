@@ -105,3 +105,21 @@ def test_an_upload_whose_input_files_pass_the_quota_is_refused_by_the_api_and_no
     assert not Suite.objects.exists()
     assert not SuiteFile.objects.exists()
     assert not default_storage.exists(f"suites/{team.workspace.pk}")
+
+
+def test_a_suite_uploaded_before_task_files_were_counted_counts_what_its_tasks_hold(team: Team) -> None:
+    import importlib
+
+    from django.apps import apps
+
+    migration = importlib.import_module("creations.evaluations.migrations.0003_count_older_suites_task_files")
+    suite = suite_with_a_file(team)
+    Suite.objects.filter(pk=suite.pk).update(task_file_bytes=0)  # as such a suite was kept
+    uncounted = workspace_storage_bytes(workspace=team.workspace)
+
+    migration.count_older_task_files(apps, None)
+
+    counted = workspace_storage_bytes(workspace=team.workspace) - uncounted
+    assert counted == len(LINE)  # its one task, written as the format writes it
+    migration.count_older_task_files(apps, None)  # a suite counted already is left as it is
+    assert workspace_storage_bytes(workspace=team.workspace) - uncounted == counted
