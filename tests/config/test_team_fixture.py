@@ -30,7 +30,7 @@ def _every_row() -> dict[str, list[str]]:
     rows = {}
     for model in apps.get_models():
         fields = [f for f in model._meta.concrete_fields if not f.primary_key and f.name not in VOLATILE]
-        rows[model._meta.label] = sorted(repr([_value(row, f) for f in fields]) for row in model.objects.all())
+        rows[model._meta.label] = sorted(repr([_value(row, f) for f in fields]) for row in model._default_manager.all())
     return rows
 
 
