@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from contextlib import aclosing
 from dataclasses import dataclass
 from typing import Any
@@ -78,7 +78,8 @@ class Watcher:
         return await why_not_watching(run_id=run_id, user_id=self.user_id, session_key=self.session_key)
 
 
-async def run_event_stream(*, run_id: int, after: int, watcher: Watcher) -> AsyncIterator[bytes]:
+async def run_event_stream(*, run_id: int, after: int, watcher: Watcher, hidden: Sequence[str]) -> AsyncIterator[bytes]:
+    """The stream of the run's events for `watcher`, from whom the names `hidden` are hidden."""
     slots = SocketSlots(
         socket_id=f"sse-{run_id}-{watcher.user_id}-{time.monotonic_ns()}",
         user_id=watcher.user_id,
@@ -98,7 +99,7 @@ async def run_event_stream(*, run_id: int, after: int, watcher: Watcher) -> Asyn
             # Bytes at once: the client (and any proxy) sees the stream open before the first event.
             yield b": stream open\n\n"
             idle = min(settings.API_SSE_KEEPALIVE_SECONDS, settings.RUN_WS_POLL_SECONDS)
-            events = follow_run_events(run_id=run_id, after=after, idle_seconds=idle)
+            events = follow_run_events(run_id=run_id, after=after, idle_seconds=idle, hidden=hidden)
             async with aclosing(events):
                 async for event in events:
                     if lost:

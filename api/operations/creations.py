@@ -8,7 +8,7 @@ from django.http import HttpRequest
 from ninja import Router
 
 from api.auth import WRITE, caller
-from api.operations.runs import RUN_QUERYSET
+from api.operations.runs import runs_for
 from api.operations.versions import versions_out
 from api.schemas.creations import RenameIn
 from api.schemas.versions import VersionsOut
@@ -30,6 +30,6 @@ router = Router(tags=["creations"])
 )
 def rename_creation(request: HttpRequest, run_id: int, payload: RenameIn) -> VersionsOut:
     user = caller(request)
-    run = run_for_viewer_or_404(pk=run_id, user=user, queryset=RUN_QUERYSET).run
+    run = run_for_viewer_or_404(pk=run_id, user=user, queryset=runs_for(user)).run
     creation_rename(creation=run.creation, user=user, title=payload.title)
-    return versions_out(request, run.creation)
+    return versions_out(request, run)

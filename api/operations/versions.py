@@ -17,6 +17,8 @@ from api.problems import Problem, refusals_as_conflicts
 from api.schemas.runs import RefineIn, RunOut, RunStatusName
 from api.schemas.versions import VersionOut, VersionsOut
 from creations.access import run_for_viewer_or_404
+from creations.arena.selectors import model_names
+from creations.events.redaction import text_without_names
 from creations.models import Creation, Run
 from creations.runs.services import creation_restore_version, run_refine
 from creations.runs.versions import unchanged_refreshes
@@ -24,7 +26,11 @@ from creations.runs.versions import unchanged_refreshes
 router = Router(tags=["versions"])
 
 
-def versions_out(request: HttpRequest, creation: Creation) -> VersionsOut:
+def versions_out(request: HttpRequest, run: Run) -> VersionsOut:
+    """The versions of `run`'s creation, as its caller may be told them (`run` from `runs_for`: its
+    reasons do not name the model while a blind comparison hides it from them, as on the run itself)."""
+    creation = run.creation
+    hidden = model_names(creation) if getattr(run, "model_hidden", True) else ()
     runs = list(Run.objects.filter(creation_id=creation.pk).select_related("started_by").order_by("-version"))
     numbers = {run.pk: run.version for run in runs}
     shown_id = Creation.objects.values_list("shown_run_id", flat=True).get(pk=creation.pk)
@@ -44,7 +50,7 @@ def versions_out(request: HttpRequest, creation: Creation) -> VersionsOut:
                 instruction=run.instruction,
                 summary=run.summary,
                 status=cast(RunStatusName, run.status),
-                reason=run.reason,
+                reason=text_without_names(run.reason, hidden),
                 is_final=run.is_final,
                 shown=run.pk == shown_id,
                 unchanged=run.pk in unchanged,
@@ -65,8 +71,9 @@ def versions_out(request: HttpRequest, creation: Creation) -> VersionsOut:
 
 @router.get("/{run_id}/versions", response=VersionsOut, summary="The versions of a run's creation, newest first")
 def list_versions(request: HttpRequest, run_id: int) -> VersionsOut:
-    run = run_for_viewer_or_404(pk=run_id, user=caller(request), queryset=RUN_QUERYSET).run
-    return versions_out(request, run.creation)
+    user = caller(request)
+    run = run_for_viewer_or_404(pk=run_id, user=user, queryset=runs_for(user)).run
+    return versions_out(request, run)
 
 
 @router.post(
@@ -121,7 +128,7 @@ def refine_run(
 )
 def restore_version(request: HttpRequest, run_id: int) -> VersionsOut:
     user = caller(request)
-    run = run_for_viewer_or_404(pk=run_id, user=user, queryset=RUN_QUERYSET).run
+    run = run_for_viewer_or_404(pk=run_id, user=user, queryset=runs_for(user)).run
     with refusals_as_conflicts(applies=lambda: not run.is_final):
         creation_restore_version(creation=run.creation, run=run, user=user)
-    return versions_out(request, run.creation)
+    return versions_out(request, run)

@@ -18,6 +18,8 @@ from django.http import Http404
 from creations.access import creation_visible, visible_to_member
 from creations.arena.models import Comparison, Contestant, Vote
 from creations.arena.ratings import Ballot, Rating, ratings
+from creations.events.redaction import HIDDEN_NAME as HIDDEN_NAME  # what stands for a hidden name
+from creations.events.redaction import text_without_names
 from creations.models import Artifact, ArtifactKind, Creation, Run
 from workspaces.models import Membership, ModelEndpoint, Workspace
 from workspaces.permissions import may_vote
@@ -27,8 +29,9 @@ AnyUser = User | AnonymousUser
 # What a run "makes", when it leaves several kinds of file: the first of these it has (a page with
 # its data files is a page). The order ArtifactKind declares them in: made things before text.
 KIND_ORDER = list(ArtifactKind.values)
-# What stands for a hidden model's name in a text that would have named it.
-HIDDEN_NAME = "(hidden)"
+# How far up a chain of forks a blind contestant still hides the model of a fork that kept it:
+# a fork of a fork of a fork... Each step is one more join in the one subquery every reader runs.
+FORK_CHAIN_DEPTH = 5
 
 
 def comparison_membership(*, comparison: Comparison, user: AnyUser) -> Membership | None:
@@ -87,14 +90,19 @@ def model_hidden_creations(*, user: AnyUser) -> QuerySet[Creation]:
     """The creations whose model `user` may not be told: the rule every reader of a creation's or
     run's model goes through (pages, API, CLI through the API, usage CSV, gallery filter). A blind
     comparison's contestants, to whoever has not voted in it (to anyone signed out, always), and
-    their forks, which inherit the model. Unevaluated: filter or annotate with it, so that a list
-    costs no query more (`model_hidden_annotation`)."""
+    their forks that keep its model, and forks of those, up to FORK_CHAIN_DEPTH forks down: a
+    creation with the model of a blind contestant it descends from. Unevaluated: filter or annotate
+    with it, so that a list costs no query more (`model_hidden_annotation`)."""
     contestants = Contestant.objects.filter(comparison__blind=True)
     if user.is_authenticated:
         contestants = contestants.exclude(comparison__in=Vote.objects.filter(voter=user).values("comparison_id"))
     blind = contestants.values("creation_id")
-    forks = Q(forked_from_id__in=blind, model_endpoint_id=F("forked_from__model_endpoint_id"))
-    return Creation.objects.filter(Q(pk__in=blind) | forks)
+    hidden = Q(pk__in=blind)
+    for depth in range(1, FORK_CHAIN_DEPTH + 1):
+        # The ancestor `depth` forks up is a blind contestant, and this creation has its model.
+        up = "forked_from__" * (depth - 1)
+        hidden |= Q(**{f"{up}forked_from_id__in": blind}, model_endpoint_id=F(f"{up}forked_from__model_endpoint_id"))
+    return Creation.objects.filter(hidden)
 
 
 def model_hidden_annotation(*, user: AnyUser, creation: str = "creation_id") -> Exists:
@@ -113,16 +121,42 @@ def model_hidden_from(*, creation: Creation, user: AnyUser) -> bool:
     return model_hidden_creations(user=user).filter(pk=creation.pk).exists()
 
 
+def model_names(creation: Creation) -> tuple[str, ...]:
+    """The words that name `creation`'s model: its endpoint's name and its model's (none for the demo model)."""
+    endpoint = creation.model_endpoint
+    if endpoint is None:
+        return ()
+    return tuple(name for name in (endpoint.name, endpoint.model) if name)
+
+
+def model_names_hidden_from(*, creation: Creation, user: AnyUser | None) -> tuple[str, ...]:
+    """The words a text must not say to `user` (anyone signed out: None), as they would name
+    `creation`'s model while it is hidden from them; none when they may be told."""
+    names = model_names(creation)
+    if not names or not model_hidden_from(creation=creation, user=user or AnonymousUser()):
+        return ()
+    return names
+
+
+def run_names_hidden_from(run: Run, user: AnyUser | None) -> tuple[str, ...]:
+    """`model_names_hidden_from` for a run's events, in the shape the live socket takes it (config.routing)."""
+    return model_names_hidden_from(creation=run.creation, user=user)
+
+
+def names_hidden_from_anyone(creation: Creation) -> tuple[str, ...]:
+    """The words that would name `creation`'s model to someone who has voted in no comparison: what
+    a message sent outside the platform (a webhook, to a workspace's URL, read by no one in
+    particular) must not say."""
+    return model_names_hidden_from(creation=creation, user=AnonymousUser())
+
+
 def reason_shown(*, run: Run, model_hidden: bool) -> str:
     """The run's reason as told to someone from whom its model is hidden (`model_hidden_from`): a run
-    that could not start names its endpoint ("The model endpoint “…” is disabled"), not said then."""
-    if not model_hidden or not run.reason or (endpoint := run.creation.model_endpoint) is None:
+    that could not start names its endpoint ("The model endpoint “…” is disabled"), not said then.
+    Only the whole name is replaced: an endpoint called "A" leaves every other A in the sentence."""
+    if not model_hidden or not run.reason:
         return run.reason
-    reason = run.reason
-    for name in (endpoint.name, endpoint.model):
-        if name:  # an empty name would put the mark between every letter
-            reason = reason.replace(name, HIDDEN_NAME)
-    return reason
+    return text_without_names(run.reason, model_names(run.creation))
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,7 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, ParamSpec, TypeVar
 from urllib.parse import parse_qs
 
@@ -37,6 +37,7 @@ from config.client_address import address_of_scope
 from creations.access import can_view_creation
 from creations.events.announce import run_group
 from creations.events.follow import events_page
+from creations.events.redaction import event_shown
 from creations.events.socket_slots import SocketSlots
 from creations.events.watch_guard import WatchGuard, why_not_watching
 from creations.models import Run
@@ -48,6 +49,10 @@ CLOSE_NOT_FOUND = 4404
 CLOSE_TOO_MANY = 4429
 P = ParamSpec("P")
 R = TypeVar("R")
+# The names a person may not be told in a run's events (its model's, while a blind comparison
+# hides it from them: the arena's rule, which config.routing hands the consumer, as this layer
+# sits below the arena).
+NamesHidden = Callable[[Run, Any], Sequence[str]]
 
 
 # Reads run in a pool of threads (thread_sensitive=False): with the default
@@ -57,20 +62,21 @@ def _off_thread(func: Callable[P, R]) -> Callable[P, Awaitable[R]]:
     return DatabaseSyncToAsync(func, thread_sensitive=False)
 
 
-def _viewable_run(run_id: int, user: Any) -> Run | None:
-    run = Run.objects.select_related("creation").filter(pk=run_id).first()
+def _names_hidden_if_viewable(run_id: int, user: Any, names_hidden: NamesHidden) -> Sequence[str] | None:
+    """The names the run's events must not tell `user`; None when they may not watch the run."""
+    run = Run.objects.select_related("creation__model_endpoint", "creation__contestant").filter(pk=run_id).first()
     if run is None or not can_view_creation(creation=run.creation, user=user):
         return None
-    return run
+    return tuple(names_hidden(run, user))
 
 
-_load_run_for = _off_thread(_viewable_run)
+_load_run_for = _off_thread(_names_hidden_if_viewable)
 
 
 @_off_thread
-def _events_after(run_id: int, after: int, limit: int) -> tuple[list[dict[str, Any]], bool, int]:
+def _events_after(run_id: int, after: int, limit: int, hidden: Sequence[str]) -> tuple[list[dict[str, Any]], bool, int]:
     """Stored events after `after` (one page), whether the run is final, and its last_seq."""
-    page = events_page(run_id=run_id, after=after, limit=limit)
+    page = events_page(run_id=run_id, after=after, limit=limit, hidden=hidden)
     return page.events, page.is_final, page.last_seq
 
 
@@ -86,6 +92,12 @@ class RunEventsConsumer(AsyncJsonWebsocketConsumer):
     channel_layer_alias = settings.RUN_CHANNEL_LAYER
     run_id: int
     sent_seq: int
+    hidden: Sequence[str] = ()
+
+    def __init__(self, *args: Any, names_hidden: NamesHidden, **kwargs: Any) -> None:
+        # Required: a route that forgot it would tell every watcher every name.
+        super().__init__(*args, **kwargs)
+        self.names_hidden = names_hidden
 
     async def connect(self) -> None:
         self.run_id = int(self.scope["url_route"]["kwargs"]["run_id"])
@@ -97,10 +109,12 @@ class RunEventsConsumer(AsyncJsonWebsocketConsumer):
         self._slots: SocketSlots | None = None
         self._heard_at = 0.0  # when the last announcement arrived
         user = self.scope.get("user")
-        run = await _load_run_for(self.run_id, user)
-        if run is None:
+        # Decided once, as the socket opens: someone who votes while watching is told on their next visit.
+        hidden = await _load_run_for(self.run_id, user, self.names_hidden)
+        if hidden is None:
             await self.close(code=CLOSE_FORBIDDEN)
             return
+        self.hidden = hidden
         user_id = user.pk if user is not None and user.is_authenticated else None
         slots = SocketSlots(socket_id=self.channel_name, user_id=user_id, address=address_of_scope(self.scope))
         refusal = await slots.take()
@@ -148,7 +162,7 @@ class RunEventsConsumer(AsyncJsonWebsocketConsumer):
         async with self._lock:
             inline = [e for e in message.get("events") or [] if e["seq"] > self.sent_seq]
             if inline and inline[0]["seq"] == self.sent_seq + 1 and inline[-1]["seq"] == last_seq:
-                await self._send_in_order(inline)
+                await self._send_in_order([event_shown(event, self.hidden) for event in inline])
                 if inline[-1]["kind"] == "status" and inline[-1]["payload"].get("final"):
                     await self._finish()
                 return
@@ -159,7 +173,9 @@ class RunEventsConsumer(AsyncJsonWebsocketConsumer):
     async def _catch_up(self) -> None:
         async with self._lock:
             while not self._closing:
-                events, final, last_seq = await _events_after(self.run_id, self.sent_seq, settings.RUN_WS_REPLAY_PAGE)
+                events, final, last_seq = await _events_after(
+                    self.run_id, self.sent_seq, settings.RUN_WS_REPLAY_PAGE, self.hidden
+                )
                 await self._send_in_order(events)
                 if events and len(events) == settings.RUN_WS_REPLAY_PAGE:
                     continue

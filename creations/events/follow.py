@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,6 +23,7 @@ from channels.layers import get_channel_layer
 from django.conf import settings
 
 from creations.events.announce import run_group
+from creations.events.redaction import event_shown
 from creations.events.store import event_wire
 from creations.models import Run, RunEvent
 
@@ -34,11 +35,13 @@ class EventsPage:
     last_seq: int  # the run's highest stored seq
 
 
-def events_page(*, run_id: int, after: int, limit: int) -> EventsPage:
-    """Stored events of a run after `after`, at most `limit`, oldest first."""
+def events_page(*, run_id: int, after: int, limit: int, hidden: Sequence[str]) -> EventsPage:
+    """Stored events of a run after `after`, at most `limit`, oldest first, told to a reader from
+    whom the names `hidden` are hidden (creations.events.redaction)."""
     run = Run.objects.only("status", "last_seq").get(pk=run_id)
     rows = RunEvent.objects.filter(run_id=run_id, seq__gt=after).order_by("seq")[:limit]
-    return EventsPage(events=[event_wire(e) for e in rows], is_final=run.is_final, last_seq=run.last_seq)
+    events = [event_shown(event_wire(e), hidden) for e in rows]
+    return EventsPage(events=events, is_final=run.is_final, last_seq=run.last_seq)
 
 
 # Reads run in a pool of threads: one shared thread would make every follower wait in one line.
@@ -49,9 +52,12 @@ def _is_final_event(event: dict[str, Any]) -> bool:
     return bool(event["kind"] == "status" and event["payload"].get("final"))
 
 
-async def follow_run_events(*, run_id: int, after: int, idle_seconds: float) -> AsyncGenerator[dict[str, Any] | None]:
+async def follow_run_events(
+    *, run_id: int, after: int, idle_seconds: float, hidden: Sequence[str]
+) -> AsyncGenerator[dict[str, Any] | None]:
     """Every event of the run after `after`, in order, each once, then live ones, ending
-    after the final one. Yields None after `idle_seconds` without news."""
+    after the final one, told to a reader from whom the names `hidden` are hidden.
+    Yields None after `idle_seconds` without news."""
     layer = get_channel_layer(settings.RUN_CHANNEL_LAYER)
     assert layer is not None
     channel = await layer.new_channel()
@@ -60,7 +66,7 @@ async def follow_run_events(*, run_id: int, after: int, idle_seconds: float) -> 
     sent = after
     try:
         while True:
-            page = await _events_page(run_id=run_id, after=sent, limit=settings.RUN_WS_REPLAY_PAGE)
+            page = await _events_page(run_id=run_id, after=sent, limit=settings.RUN_WS_REPLAY_PAGE, hidden=hidden)
             for event in page.events:
                 yield event
                 sent = event["seq"]
@@ -76,7 +82,7 @@ async def follow_run_events(*, run_id: int, after: int, idle_seconds: float) -> 
             inline = [e for e in message.get("events") or [] if e["seq"] > sent]
             if inline and inline[0]["seq"] == sent + 1 and inline[-1]["seq"] == int(message.get("last_seq", 0)):
                 for event in inline:
-                    yield event
+                    yield event_shown(event, hidden)
                     sent = event["seq"]
                 if _is_final_event(inline[-1]):
                     return

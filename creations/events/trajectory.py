@@ -8,11 +8,13 @@ write; an event that does not fit is left out (and logged), never a 500.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from django.conf import settings
 
+from creations.events.redaction import payload_shown
 from creations.events.schema import (
     ArtifactsCollected,
     RejectedOutput,
@@ -180,10 +182,11 @@ class _Folder:
         )
 
 
-def run_trajectory(*, run: Run, before_seq: int | None = None) -> Trajectory:
+def run_trajectory(*, run: Run, hidden: Sequence[str], before_seq: int | None = None) -> Trajectory:
     """A window of the run's steps, folded from its stored events: the latest
     RUN_PAGE_STEPS steps with the run-wide events (how it finished, notes), or
-    the RUN_PAGE_STEPS steps stored before event `before_seq` (loaded on demand).
+    the RUN_PAGE_STEPS steps stored before event `before_seq` (loaded on demand);
+    told to a reader from whom the names `hidden` are hidden (creations.events.redaction).
 
     A step's events lie between its `step_started` and the next one's, so a
     window is a range of seqs: two index range reads, whatever the run's length."""
@@ -199,7 +202,7 @@ def run_trajectory(*, run: Run, before_seq: int | None = None) -> Trajectory:
         events = events.filter(seq__lt=before_seq)
     folder = _Folder()
     for seq, kind, payload in events.order_by("seq").values_list("seq", "kind", "payload"):
-        folder.add(seq, kind, payload)
+        folder.add(seq, kind, payload_shown(kind, payload, hidden))
     return folder.trajectory(earlier_before=first_seq if more_before else None)
 
 
@@ -249,12 +252,14 @@ def run_export_summary(*, run: Run) -> dict[str, Any]:
     }
 
 
-def run_export_event_page(*, run_id: int, after_seq: int) -> list[dict[str, Any]]:
-    """The next page of exported events after `after_seq` (empty at the end); payloads as their schemas read them.
-    A page at a time, so an export of a long run never holds all its events."""
+def run_export_event_page(*, run_id: int, after_seq: int, hidden: Sequence[str]) -> list[dict[str, Any]]:
+    """The next page of exported events after `after_seq` (empty at the end); payloads as their schemas read them,
+    told to a reader from whom the names `hidden` are hidden. A page at a time, so an export of a long run never
+    holds all its events."""
     page = []
     for event in RunEvent.objects.filter(run_id=run_id, seq__gt=after_seq).order_by("seq")[:EXPORT_PAGE_EVENTS]:
         typed = read_event(event.kind, event.payload)
         payload = typed.model_dump(mode="json", exclude_unset=True) if typed is not None else event.payload
-        page.append({"seq": event.seq, "kind": event.kind, "payload": payload, "at": event.created_at.isoformat()})
+        shown = payload_shown(event.kind, payload, hidden)
+        page.append({"seq": event.seq, "kind": event.kind, "payload": shown, "at": event.created_at.isoformat()})
     return page

@@ -9,7 +9,9 @@ transaction of its change, so these write in it (creations.runs.signals)."""
 
 from __future__ import annotations
 
+from collections import defaultdict
 from collections.abc import Callable, Iterable
+from dataclasses import replace
 from functools import wraps
 from typing import Any
 
@@ -18,8 +20,10 @@ from django.db import transaction
 from django.urls import reverse
 
 from creations.access import creation_visible
+from creations.arena.selectors import model_names_hidden_from
 from creations.comments.models import Comment
 from creations.comments.signals import comment_posted
+from creations.events.redaction import text_without_names
 from creations.models import Creation, Run, RunStatus
 from creations.notifications.models import Kind
 from creations.notifications.selectors import followers_of
@@ -75,7 +79,17 @@ def those_who_see(creation: Creation, people: Iterable[User | None], *, leaving_
 
 
 def _run_with_creation(run_id: int) -> Run:
-    return Run.objects.select_related("creation", "started_by", "cancelled_by").get(pk=run_id)
+    return Run.objects.select_related("creation__model_endpoint", "started_by", "cancelled_by").get(pk=run_id)
+
+
+def _notify_of_run(event: Event, creation: Creation, people: Iterable[User]) -> None:
+    """`event` for each of `people`, its body (a run's reason, which may name the endpoint) not
+    naming the model to those from whom a blind comparison hides it: as they would read it on the run's page."""
+    told: dict[tuple[str, ...], list[User]] = defaultdict(list)
+    for person in people:
+        told[model_names_hidden_from(creation=creation, user=person)].append(person)
+    for hidden, group in told.items():
+        notify(replace(event, body=text_without_names(event.body, hidden)), group)
 
 
 def _version_path(run: Run) -> str:
@@ -103,7 +117,9 @@ def _run_ended(sender: Any, *, run_id: int, status: str, reason: str, **kwargs: 
     )
     # Whoever cancelled it knows already.
     canceller = run.cancelled_by_id if status == RunStatus.CANCELLED else None
-    notify(event, those_who_see(creation, [run.started_by, *followers_of(creation.pk)], leaving_out=canceller))
+    _notify_of_run(
+        event, creation, those_who_see(creation, [run.started_by, *followers_of(creation.pk)], leaving_out=canceller)
+    )
 
 
 def _run_waiting(sender: Any, *, run_id: int, reason: str, **kwargs: Any) -> None:
@@ -119,7 +135,7 @@ def _run_waiting(sender: Any, *, run_id: int, reason: str, **kwargs: Any) -> Non
         creation=creation,
         run=run,
     )
-    notify(event, those_who_see(creation, [run.started_by, *followers_of(creation.pk)]))
+    _notify_of_run(event, creation, those_who_see(creation, [run.started_by, *followers_of(creation.pk)]))
 
 
 def _comment_posted(sender: Any, *, comment: Comment, newly_mentioned: set[int], edited: bool, **kwargs: Any) -> None:

@@ -11,6 +11,8 @@ from typing import Any
 from django.conf import settings
 from django.dispatch import receiver
 
+from creations.arena.selectors import names_hidden_from_anyone
+from creations.events.redaction import text_without_names
 from creations.models import Creation, Run, RunStatus, Visibility
 from creations.runs.signals import run_finished
 from creations.runs.versions import files_identical_to_parent
@@ -28,12 +30,15 @@ def _creation_data(creation: Creation) -> dict[str, Any]:
 
 
 def run_data(run: Run) -> dict[str, Any]:
+    # Read by no one in particular, so by someone who has not voted: a blind contestant's
+    # reason does not name its model.
+    reason = text_without_names(run.reason, names_hidden_from_anyone(run.creation))
     return {
         "run": {
             "id": run.pk,
             "version": run.version,
             "status": run.status,
-            "reason": run.reason,
+            "reason": reason,
             "started_by": run.started_by.get_username() if run.started_by else None,
             "finished_at": run.finished_at.isoformat() if run.finished_at else None,
             "url": _absolute(run.get_absolute_url()),

@@ -5,7 +5,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
 from creations.access import CreationViewing, can_delete_creation, can_view_creation
-from creations.arena.selectors import contestant_note, model_hidden_from, reason_shown
+from creations.arena.selectors import contestant_note, model_hidden_from, model_names, reason_shown
 from creations.artifacts.display import artifact_displays
 from creations.comments.access import may_comment_on, may_read_comments
 from creations.comments.selectors import comments_shown
@@ -37,11 +37,12 @@ def creation_page(
     runs = list(creation.runs.all())
     wanted = str(selected_pk) if selected_pk is not None else request.GET.get("run")
     selected = next((r for r in runs if str(r.pk) == wanted), runs[0] if runs else None)
-    trajectory = run_trajectory(run=selected) if selected else None
-    inputs = list(creation.inputs.all())
     contestant = contestant_note(creation=creation, user=request.user, is_member=viewing.is_member)
     # A fork of a blind contestant has its model: hidden as the contestant's is.
     model_hidden = contestant.model_hidden if contestant else model_hidden_from(creation=creation, user=request.user)
+    hidden = model_names(creation) if model_hidden else ()
+    trajectory = run_trajectory(run=selected, hidden=hidden) if selected else None
+    inputs = list(creation.inputs.all())
     context = {
         "creation": creation,
         "runs": runs,

@@ -16,7 +16,7 @@ from django.http import HttpRequest, StreamingHttpResponse
 from django.views.decorators.http import require_GET
 
 from creations.access import run_for_viewer_or_404
-from creations.arena.selectors import model_hidden_from, reason_shown
+from creations.arena.selectors import model_names_hidden_from, reason_shown
 from creations.artifacts.headers import content_disposition
 from creations.artifacts.streaming import chunks_off_thread
 from creations.artifacts.zip_stream import zip_artifacts
@@ -40,13 +40,13 @@ def _json(value: Any) -> str:
     return json.dumps(value, cls=DjangoJSONEncoder, ensure_ascii=False)
 
 
-async def _trajectory_chunks(run: Run, reason: str) -> AsyncIterator[bytes]:
+async def _trajectory_chunks(run: Run, reason: str, hidden: tuple[str, ...]) -> AsyncIterator[bytes]:
     summary = await sync_to_async(run_export_summary)(run=run)
     summary["run"]["reason"] = reason
     # The summary's fields, then "events" last: an array written a page at a time.
     yield (_json(summary)[:-1] + ', "events": [\n').encode()
     after, first = 0, True
-    while page := await sync_to_async(run_export_event_page)(run_id=run.pk, after_seq=after):
+    while page := await sync_to_async(run_export_event_page)(run_id=run.pk, after_seq=after, hidden=hidden):
         yield "".join(("" if first and i == 0 else ",\n") + _json(event) for i, event in enumerate(page)).encode()
         after, first = page[-1]["seq"], False
     yield b"\n]}\n"
@@ -55,10 +55,11 @@ async def _trajectory_chunks(run: Run, reason: str) -> AsyncIterator[bytes]:
 @require_GET
 def run_trajectory_json(request: HttpRequest, pk: int) -> StreamingHttpResponse:
     run = run_for_viewer_or_404(pk=pk, user=request.user).run
-    # A reason naming the model of a blind contestant is told as its pages tell it.
-    reason = reason_shown(run=run, model_hidden=model_hidden_from(creation=run.creation, user=request.user))
+    # A reason or an event naming the model of a blind contestant is told as its pages tell it.
+    hidden = model_names_hidden_from(creation=run.creation, user=request.user)
+    reason = reason_shown(run=run, model_hidden=bool(hidden))
     return StreamingHttpResponse(
-        _trajectory_chunks(run, reason),
+        _trajectory_chunks(run, reason, hidden),
         content_type="application/json; charset=utf-8",
         headers={"Content-Disposition": content_disposition(f"run-{run.pk}-trajectory.json", attachment=True)},
     )

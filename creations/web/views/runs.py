@@ -15,9 +15,16 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
 from creations.access import can_cancel_run, creation_visible, run_for_viewer_or_404, run_to_cancel_or_404
-from creations.arena.selectors import contestant_note, model_hidden_from, reason_shown
+from creations.arena.selectors import (
+    contestant_note,
+    model_hidden_from,
+    model_names,
+    model_names_hidden_from,
+    reason_shown,
+)
 from creations.artifacts.display import artifact_displays
 from creations.artifacts.streaming import file_chunks
+from creations.events.redaction import TOLD_FIELDS, text_without_names
 from creations.events.trajectory import NotKept, live_replay_after, rejected_outputs, run_trajectory
 from creations.models import Run, RunEvent
 from creations.runs.messages import run_message_send
@@ -44,15 +51,16 @@ def _run_page(
         ),
     )
     run = viewing.run
-    before = _before_seq(request)
-    trajectory = run_trajectory(run=run, before_seq=before) if run.is_final else None
-    not_kept = NotKept()
-    if trajectory is not None:  # the latest steps' window holds the artifacts event; an earlier one does not
-        not_kept = trajectory.rejected if before is None else rejected_outputs(run=run)
     contestant = contestant_note(creation=run.creation, user=request.user, is_member=viewing.is_member)
     model_hidden = (
         contestant.model_hidden if contestant else model_hidden_from(creation=run.creation, user=request.user)
     )
+    before = _before_seq(request)
+    hidden = model_names(run.creation) if model_hidden else ()
+    trajectory = run_trajectory(run=run, before_seq=before, hidden=hidden) if run.is_final else None
+    not_kept = NotKept()
+    if trajectory is not None:  # the latest steps' window holds the artifacts event; an earlier one does not
+        not_kept = trajectory.rejected if before is None else rejected_outputs(run=run)
     context = {
         "run": run,
         "reason": reason_shown(run=run, model_hidden=model_hidden),
@@ -76,7 +84,8 @@ def run_steps(request: HttpRequest, pk: int) -> HttpResponse:
     """Earlier steps of a run (`?before=<seq of the first step shown>`), as list items the
     page inserts above the ones it shows."""
     run = run_for_viewer_or_404(pk=pk, user=request.user).run
-    trajectory = run_trajectory(run=run, before_seq=_before_seq(request) or 1)
+    hidden = model_names_hidden_from(creation=run.creation, user=request.user)
+    trajectory = run_trajectory(run=run, before_seq=_before_seq(request) or 1, hidden=hidden)
     return render(request, "creations/_steps.html", {"run": run, "trajectory": trajectory})
 
 
@@ -161,14 +170,22 @@ def run_event_overflow(request: HttpRequest, pk: int, seq: int, field: str) -> H
     entry = overflow.get(field) if isinstance(overflow, dict) else None
     name = entry.get("path") if isinstance(entry, dict) else None
     response: HttpResponseBase
+    # A field in the platform's or a provider's words may name a blind contestant's model: told
+    # without it, as the pages tell it (such a text is short: read whole even from its file).
+    told = field in TOLD_FIELDS.get(event.kind, ())
+    hidden = model_names_hidden_from(creation=run.creation, user=request.user) if told else ()
     if entry is None and isinstance(payload.get(field), str):
-        response = HttpResponse(payload[field], content_type="text/plain; charset=utf-8")
-    elif isinstance(name, str) and name.startswith(f"run-events/{run.pk}/") and default_storage.exists(name):
+        response = HttpResponse(text_without_names(payload[field], hidden), content_type="text/plain; charset=utf-8")
+    elif not (isinstance(name, str) and name.startswith(f"run-events/{run.pk}/") and default_storage.exists(name)):
+        raise Http404("No such output.")
+    elif hidden:
+        with default_storage.open(name, "rb") as whole:
+            text = whole.read().decode("utf-8", errors="replace")
+        response = HttpResponse(text_without_names(text, hidden), content_type="text/plain; charset=utf-8")
+    else:
         # Streamed in chunks: a FileResponse would be read whole into memory under ASGI.
         handle = default_storage.open(name, "rb")
         response = StreamingHttpResponse(file_chunks(handle), content_type="text/plain; charset=utf-8")
-    else:
-        raise Http404("No such output.")
     response["X-Content-Type-Options"] = "nosniff"
     response["Content-Security-Policy"] = "default-src 'none'; sandbox"
     return response

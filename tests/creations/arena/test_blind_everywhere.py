@@ -168,3 +168,56 @@ def test_a_hidden_reason_stays_readable_when_an_endpoint_has_no_model_name() -> 
 
     assert reason_shown(run=run, model_hidden=True) == "The model endpoint “(hidden)” is disabled."
     assert reason_shown(run=run, model_hidden=False) == "The model endpoint “Rival” is disabled."
+
+
+def test_a_fork_of_a_fork_of_a_blind_contestant_hides_its_model_too(team: Team, blind: Any, client: Client) -> None:
+    comparison, contestant, model = blind
+    fork = creation_fork(creation=contestant.creation, user=team.member, brief="The same, in red").creation
+    grandchild = creation_fork(creation=fork, user=team.member, brief="The same, in blue").creation
+    great = creation_fork(creation=grandchild, user=team.member, brief="The same, in green").creation
+    runs = [creation.runs.get() for creation in (grandchild, great)]
+    api = api_as(team.member)
+    listed = api.get(f"/api/v1/runs?workspace={team.workspace.slug}")
+    assert not _named(listed.content.decode(), model)
+    for run in runs:
+        one = api.get(f"/api/v1/runs/{run.pk}")
+        assert not _named(one.content.decode(), model)
+        assert one.json()["model_hidden"] is True
+    member = signed_in(client, team.member)
+    page = html.unescape(member.get(great.get_absolute_url()).content.decode())
+    assert not _named(page, model)
+
+    _vote(member, comparison)
+    for run in runs:
+        assert api.get(f"/api/v1/runs/{run.pk}").json()["model"] == model.name
+    assert model.name in html.unescape(member.get(great.get_absolute_url()).content.decode())
+    # Who has not voted is still told nothing.
+    assert api_as(team.owner).get(f"/api/v1/runs/{runs[-1].pk}").json()["model_hidden"] is True
+
+
+def test_a_fork_of_a_fork_that_changed_its_model_is_not_hidden(team: Team, blind: Any) -> None:
+    fork = creation_fork(creation=blind[1].creation, user=team.member, brief="Again").creation
+    fork.model_endpoint = None  # the demo model: a model of its own, nothing to hide
+    fork.save(update_fields=["model_endpoint"])
+    grandchild = creation_fork(creation=fork, user=team.member, brief="Once more").creation
+    assert grandchild.model_endpoint_id is None
+    assert api_as(team.member).get(f"/api/v1/runs/{grandchild.runs.get().pk}").json()["model_hidden"] is False
+
+
+@pytest.mark.parametrize(
+    ("name", "reason", "shown"),
+    [
+        # A one-letter name is a word of its own, not that letter wherever it appears.
+        ("e", "The model endpoint “e” is disabled.", "The model endpoint “(hidden)” is disabled."),
+        ("Rival", "Rivalry aside, “Rival” is disabled.", "Rivalry aside, “(hidden)” is disabled."),
+        # A name that ends in a sign is found before a word character too.
+        ("gpt (fast)", "“gpt (fast)”s key is unreadable.", "“(hidden)”s key is unreadable."),
+        ("a.b", "The model a.b and axb differ.", "The model (hidden) and axb differ."),
+    ],
+)
+def test_a_hidden_reason_replaces_only_the_whole_name(name: str, reason: str, shown: str) -> None:
+    run = Run(reason=reason)
+    run.creation = Creation(model_endpoint=ModelEndpoint(name=name, model=""))
+
+    assert reason_shown(run=run, model_hidden=True) == shown
+    assert reason_shown(run=run, model_hidden=False) == reason

@@ -191,13 +191,13 @@ def test_the_pages_and_the_export_read_a_cut_call_and_its_cut_output(team: Team,
     store_events(run.pk, [("step_started", VALID["step_started"]), ("tool_call", TOO_LONG["tool_call"])])
     store_events(run.pk, [("tool_result", {**TOO_LONG["tool_result"], "name": "str_replace_editor"})])
 
-    (step,) = run_trajectory(run=run).steps
+    (step,) = run_trajectory(run=run, hidden=()).steps
     (shown,) = step.calls
     assert shown.command.startswith('{"command": "create", "path": "/a.txt", "file_text": "xxx')
     assert shown.finished
     assert shown.output.startswith("xxx")
     assert shown.stored_output_bytes == len(HUGE)
-    exported = run_export_event_page(run_id=run.pk, after_seq=0)
+    exported = run_export_event_page(run_id=run.pk, after_seq=0, hidden=())
     assert [e["payload"] for e in exported] == list(RunEvent.objects.filter(run=run).values_list("payload", flat=True))
     run_finish(run_id=run.pk, status=RunStatus.SUCCEEDED, reason="Done.")
     client.force_login(team.member)
@@ -346,6 +346,8 @@ def test_a_run_that_fails_emits_every_kind_each_as_its_schema_says(
     assert "rejected the request (HTTP 400)" in payloads["error"][0]["message"]
     assert "The request was refused." not in json.dumps(payloads)
     assert [item["path"] for item in payloads["artifacts"][0]["items"]] == ["big.txt"]
-    (shown,) = [c for step in run_trajectory(run=run).steps for c in step.calls if c.name == "str_replace_editor"]
+    (shown,) = [
+        c for step in run_trajectory(run=run, hidden=()).steps for c in step.calls if c.name == "str_replace_editor"
+    ]
     assert shown.finished
     assert not shown.is_error
