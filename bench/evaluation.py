@@ -162,8 +162,8 @@ def atelier_evaluate(
 
 def sandbox_breakdown(items: list[Any], runs: list[Any]) -> dict[str, Any]:
     """Where a sandbox task's time goes: waiting for a worker thread; the agent (sandbox started,
-    model steps, commands) until its `finished` event; then the run's end (/testbed's snapshot,
-    the outputs copied out and stored, answer.txt's preview made in the preview sandbox)."""
+    model steps, commands) until its `finished` event; then the run's end (the outputs copied out
+    and stored, the sandbox released; an evaluation's task keeps no snapshot and gets no previews)."""
     from creations.models import RunEvent
 
     agent_done = dict(

@@ -31,6 +31,7 @@ from creations.models import Artifact, Creation, Run, RunStatus
 from creations.runs.inputs import renamed_inputs
 from creations.runs.limits import effective_limits
 from creations.runs.messages import run_messages_take
+from creations.runs.selectors import run_is_scored_not_kept
 from creations.runs.snapshots import snapshot_restorer, snapshot_save
 from creations.runs.state import cancelled_reason, run_finish, run_mark_running
 from creations.runs.supervision import RunSupervisor
@@ -52,6 +53,9 @@ log = logging.getLogger(__name__)
 RUN_ID_LABEL = LABEL_RUN_ID  # names the sandbox after the run; the janitor and reaper use it
 REJECTED_NAMED = 100  # output files not kept that a run's page names; the rest are counted
 STEP_STARTED = "step_started"  # the agent's event before it asks the model: the step before it is complete
+NOT_KEPT_SCORED = (
+    "This version is a task of an evaluation: its files were scored, not kept for a refine, and get no previews."
+)
 
 
 @dataclass(frozen=True)
@@ -113,6 +117,8 @@ class RunExecution:
         # hold), then the agent's own count once it ends, the output and the sandbox time.
         self.usage = RunUsage()
         self.summary = ""
+        # An evaluation's task: no snapshot and no previews, only its outputs stored (and scored).
+        self.scored_not_kept = run_is_scored_not_kept(run_id=run_id)
 
     # --- the whole run ---
 
@@ -178,7 +184,8 @@ class RunExecution:
             self._keep_testbed(session)
             # The agent's sandbox time ends here: previews are the platform's work, in a sandbox of their own.
             self._release_sandbox()
-            make_previews(artifacts, run_id=self.run.pk)
+            if not self.scored_not_kept:
+                make_previews(artifacts, run_id=self.run.pk)
             self.recorder.record("artifacts", collected)  # the live page shows the files, previews and all
         return ending_for(outcome, self.limits)
 
@@ -260,6 +267,9 @@ class RunExecution:
     def _keep_testbed(self, session: SandboxSession) -> None:
         """The run's /testbed, kept for a refine to start from; a failure here never fails the run."""
         if session.stopped:
+            return
+        if self.scored_not_kept:  # said as any version not kept is: a refine starts from its deliverables
+            self.recorder.record("snapshot", SnapshotKept(size=0, note=NOT_KEPT_SCORED))
             return
         try:
             kept = snapshot_save(run=self.run, session=session)

@@ -23,7 +23,7 @@ import pytest
 from django.test import Client
 
 from creations.evaluations.models import Evaluation, EvaluationItem, EvaluationStatus
-from creations.models import Run, RunStatus
+from creations.models import Artifact, Run, RunSnapshot, RunStatus
 from devstack.scripted_model import ScriptedModel, bash, reply
 from devstack.scripted_model import submit as submit_reply
 from devstack.stack import AtelierServer
@@ -161,3 +161,15 @@ def test_sandbox_versus_plain_with_two_scripted_models(
     assert set(runs.values_list("status", flat=True)) == {RunStatus.SUCCEEDED}
     assert len(plain_requests) == 20
     assert all(item.tokens > 0 for item in EvaluationItem.objects.filter(evaluation=evaluation))
+
+    # Scored, not refined or shown: their outputs are stored, but no run kept its /testbed and no
+    # preview sandbox drew their files; each page shows its files all the same.
+    assert not RunSnapshot.objects.filter(run__in=runs).exists()
+    answers = Artifact.objects.filter(run__in=runs)
+    assert sorted(answers.values_list("path", flat=True)) == ["answer.txt"] * 10
+    assert not answers.exclude(preview="", rendered="").exists()
+    answered = answers.first()
+    assert answered is not None
+    page = client.get(answered.run.get_absolute_url())
+    assert page.status_code == 200
+    assert "answer.txt" in page.content.decode()
