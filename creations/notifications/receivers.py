@@ -20,7 +20,7 @@ from django.db import transaction
 from django.urls import reverse
 
 from creations.access import creation_visible
-from creations.arena.selectors import model_names_hidden_from
+from creations.arena.selectors import model_names_hidden_from, names_hidden_from_anyone
 from creations.comments.models import Comment
 from creations.comments.signals import comment_posted
 from creations.events.redaction import text_without_names
@@ -85,6 +85,9 @@ def _run_with_creation(run_id: int) -> Run:
 def _notify_of_run(event: Event, creation: Creation, people: Iterable[User]) -> None:
     """`event` for each of `people`, its body (a run's reason, which may name the endpoint) not
     naming the model to those from whom a blind comparison hides it: as they would read it on the run's page."""
+    if not names_hidden_from_anyone(creation):  # no blind comparison hides it: one query, not one a person
+        notify(event, people)
+        return
     told: dict[tuple[str, ...], list[User]] = defaultdict(list)
     for person in people:
         told[model_names_hidden_from(creation=creation, user=person)].append(person)

@@ -4,6 +4,7 @@ and the full text behind a capped event."""
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
@@ -159,6 +160,12 @@ def run_cancel_view(request: HttpRequest, pk: int) -> HttpResponse:
     return redirect(run)
 
 
+# A field told without a hidden model's name is rewritten in the web process, so it is read there: at most
+# this much of it (its start; the message says so). Such texts (a reason, a provider's error, the closing
+# summary) are seldom more than a few kilobytes, but the summary is the model's to make as long as it likes.
+HIDDEN_NAMES_READ_MAX_BYTES = 1024 * 1024
+
+
 @require_GET
 def run_event_overflow(request: HttpRequest, pk: int, seq: int, field: str) -> HttpResponseBase:
     """The whole text of an event's field, as plain text: kept in a file when it was
@@ -171,7 +178,7 @@ def run_event_overflow(request: HttpRequest, pk: int, seq: int, field: str) -> H
     name = entry.get("path") if isinstance(entry, dict) else None
     response: HttpResponseBase
     # A field in the platform's or a provider's words may name a blind contestant's model: told
-    # without it, as the pages tell it (such a text is short: read whole even from its file).
+    # without it, as the pages tell it.
     told = field in TOLD_FIELDS.get(event.kind, ())
     hidden = model_names_hidden_from(creation=run.creation, user=request.user) if told else ()
     if entry is None and isinstance(payload.get(field), str):
@@ -179,9 +186,7 @@ def run_event_overflow(request: HttpRequest, pk: int, seq: int, field: str) -> H
     elif not (isinstance(name, str) and name.startswith(f"run-events/{run.pk}/") and default_storage.exists(name)):
         raise Http404("No such output.")
     elif hidden:
-        with default_storage.open(name, "rb") as whole:
-            text = whole.read().decode("utf-8", errors="replace")
-        response = HttpResponse(text_without_names(text, hidden), content_type="text/plain; charset=utf-8")
+        response = HttpResponse(_told_without(name, hidden), content_type="text/plain; charset=utf-8")
     else:
         # Streamed in chunks: a FileResponse would be read whole into memory under ASGI.
         handle = default_storage.open(name, "rb")
@@ -193,3 +198,16 @@ def run_event_overflow(request: HttpRequest, pk: int, seq: int, field: str) -> H
 
 def _wants_json(request: HttpRequest) -> bool:
     return "application/json" in request.headers.get("Accept", "") and not request.headers.get("HX-Request")
+
+
+def _told_without(name: str, hidden: Sequence[str]) -> str:
+    """The stored text `name` without the names `hidden`, read up to HIDDEN_NAMES_READ_MAX_BYTES."""
+    with default_storage.open(name, "rb") as whole:
+        data = whole.read(HIDDEN_NAMES_READ_MAX_BYTES + 1)
+    text = text_without_names(data[:HIDDEN_NAMES_READ_MAX_BYTES].decode("utf-8", errors="ignore"), hidden)
+    if len(data) > HIDDEN_NAMES_READ_MAX_BYTES:
+        text += (
+            f"\n… The rest is not shown while this run's model is hidden from you (the first "
+            f"{HIDDEN_NAMES_READ_MAX_BYTES:,} bytes are above). Vote in its comparison to read it all."
+        )
+    return text

@@ -35,6 +35,7 @@ from tests.support.api import api_as
 from tests.support.arena import a_comparison, team_models
 from tests.support.fixtures.accounts import Team
 from tests.support.pages import signed_in
+from tests.support.sharing import body
 from workspaces.models import ModelEndpoint
 
 pytestmark = [pytest.mark.services, pytest.mark.django_db, pytest.mark.filterwarnings("ignore:StreamingHttpResponse")]
@@ -219,3 +220,33 @@ def test_a_runs_notification_names_the_model_only_to_who_has_voted(
         run_execute(run_id=fork.pk)
     told = dict(Notification.objects.filter(run=fork).values_list("recipient__username", "body"))
     assert told == {team.member.username: DISABLED.format(model.name), team.owner.username: DISABLED.format("(hidden)")}
+
+
+def test_a_providers_long_error_kept_in_a_file_is_told_without_the_model_and_bounded_until_your_vote(
+    team: Team, client: Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from creations.web.views import runs as run_views
+
+    models = team_models(team.workspace, 2)
+    comparison = a_comparison(team.workspace, team.owner, models, blind=True)
+    contestant = comparison.contestants.get(position=0)
+    said = "x" * 50_000 + f" The model `{models[0].model}` does not exist. " + "y" * 50_000
+    for each in comparison.contestants.all():
+        Run.objects.filter(pk=each.run_id).update(status=RunStatus.RUNNING)
+        store_events(each.run_id, [("step_started", {"step": 1, "remaining": 9})])
+        store_events(each.run_id, [("error", {"step": 1, "message": said})])
+        run_finish(run_id=each.run_id, status=RunStatus.FAILED, reason="The model stopped answering.")
+    error = RunEvent.objects.get(run_id=contestant.run_id, kind="error")
+    assert "message" in error.payload["overflow"], "too long for the event: kept in a file"
+    url = reverse("run_event_overflow", args=[contestant.run_id, error.seq, "message"])
+    member = signed_in(client, team.member)
+
+    assert member.get(url).content.decode() == said.replace(models[0].model, "(hidden)")
+    monkeypatch.setattr(run_views, "HIDDEN_NAMES_READ_MAX_BYTES", 60_000)
+    cut = member.get(url).content.decode()
+    assert cut.startswith("x" * 50_000 + " The model `(hidden)` does not exist. ")
+    assert "y" * 50_000 not in cut
+    assert cut.endswith("Vote in its comparison to read it all.")
+
+    _vote(member, comparison)
+    assert body(member.get(url)).decode() == said
