@@ -7,7 +7,7 @@ from uuid import uuid4
 import pytest
 
 from devstack.databases import disconnect_others
-from tests.support import IN_CI
+from tests.support import IN_CI, flush_retry
 from tests.support.fixtures.workers import number_rows_for_worker, worker_number
 
 pytest_plugins = [
@@ -24,6 +24,10 @@ pytest_plugins = [
     "tests.support.fixtures.workers",  # under pytest-xdist, a Redis server of each worker's own
     "tests.support.fixtures.role_world",  # the role matrices' world, once per module
 ]
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    flush_retry.install()
 
 
 @pytest.fixture(scope="session")
