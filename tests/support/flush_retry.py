@@ -42,5 +42,9 @@ def retrying_deadlocks(teardown: Callable[[Any], None]) -> Callable[[Any], None]
     return retried
 
 
+# Django's own teardown step (TransactionTestCase), which empties the tables; its stubs do not declare it.
+TEARDOWN = "_fixture_teardown"
+
+
 def install() -> None:
-    TransactionTestCase._fixture_teardown = retrying_deadlocks(TransactionTestCase._fixture_teardown)  # type: ignore[method-assign]
+    setattr(TransactionTestCase, TEARDOWN, retrying_deadlocks(getattr(TransactionTestCase, TEARDOWN)))
