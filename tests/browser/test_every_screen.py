@@ -18,7 +18,6 @@ from typing import Any
 import pytest
 from axe_playwright_python.sync_playwright import Axe
 from django.contrib.auth.models import User
-from django.core.management import call_command
 from django.db import connections
 from django.test import override_settings
 from playwright.sync_api import Browser, Page, Response, expect
@@ -37,6 +36,7 @@ from tests.support.every_page import (
 )
 from tests.support.fixtures.accounts import PASSWORD
 from tests.support.fixtures.browser import Web
+from tests.support.flush_retry import flush_database
 
 # The module's world is committed once before its first test (`world`); each test, marked as using the
 # database so that pytest-django sets one up, runs in a transaction of its own and commits nothing.
@@ -124,7 +124,7 @@ def world(atelier_server: AtelierServer, django_db_blocker: Any) -> Iterator[Eve
             yield built
         finally:
             with django_db_blocker.unblock():
-                call_command("flush", interactive=False, verbosity=0, reset_sequences=False)
+                flush_database()
 
 
 @pytest.fixture(scope="module")

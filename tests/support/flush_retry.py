@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 import psycopg.errors
+from django.core.management import call_command
 from django.test import TransactionTestCase
 
 ATTEMPTS = 5
@@ -40,6 +41,15 @@ def retrying_deadlocks(teardown: Callable[[Any], None]) -> Callable[[Any], None]
                 time.sleep(PAUSE_S)
 
     return retried
+
+
+def flush_database() -> None:
+    """Every table emptied, as a transactional test's teardown does (for data a module commits itself)."""
+
+    def flush(_: object) -> None:
+        call_command("flush", interactive=False, verbosity=0, reset_sequences=False)
+
+    retrying_deadlocks(flush)(None)
 
 
 # Django's own teardown step (TransactionTestCase), which empties the tables; its stubs do not declare it.
