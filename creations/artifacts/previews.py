@@ -14,6 +14,10 @@ batch costs three execs whatever its size (files in, the previewer, files
 out), so a run of a thousand small files is previewed in seconds. What comes back is checked by its signature and
 size only; documents are sanitized (renderers.py) before they are stored.
 
+A plain text file (no highlighter claims its name: plain_text.py) needs no
+parser, so its document is made here by escaping it; a run whose files are all
+such text starts no sandbox for them.
+
 Best effort: a file no tool can read, or one that takes too long, gets no
 preview, and the run is never failed by it. A batch whose sandbox broke is
 tried again one file at a time in a fresh sandbox, so a file that breaks it
@@ -40,6 +44,7 @@ from django.core.files import File
 from django.core.files.base import ContentFile
 from django.db import IntegrityError, transaction
 
+from creations.artifacts.plain_text import is_plain_text, plain_text_document
 from creations.artifacts.renderers import sanitize_document
 from creations.models import Artifact, ArtifactKind, ArtifactPage
 from sandboxes.docker_exec import ExecClosed
@@ -90,7 +95,8 @@ def wants_preview(artifact: Artifact) -> bool:
 
 def make_previews(artifacts: Sequence[Artifact], *, run_id: int) -> None:
     """Previews for every artifact that can have one, within the run's time for them; never raises."""
-    todo = deque((artifact, False) for artifact in artifacts if artifact.file and wants_preview(artifact))
+    wanted = [artifact for artifact in artifacts if artifact.file and wants_preview(artifact)]
+    todo = deque((artifact, False) for artifact in wanted if not _rendered_here(artifact))
     deadline = time.monotonic() + settings.PREVIEW_RUN_SECONDS
     sandbox: DockerSandbox | None = None
     try:
@@ -117,6 +123,20 @@ def make_previews(artifacts: Sequence[Artifact], *, run_id: int) -> None:
     finally:
         if sandbox is not None:
             sandbox.stop()
+
+
+def _rendered_here(artifact: Artifact) -> bool:
+    """Whether `artifact` is plain text, its document made and stored in this process (no sandbox needed)."""
+    if artifact.kind != ArtifactKind.TEXT or not is_plain_text(artifact.name):
+        return False
+    try:
+        with artifact.file.open("rb") as handle:
+            data = handle.read(settings.ARTIFACT_INLINE_RENDER_MAX_BYTES + 1)
+        if len(data) <= settings.ARTIFACT_INLINE_RENDER_MAX_BYTES:
+            _store_document(artifact, plain_text_document(data))
+    except Exception:  # a preview is a nicety; the artifact itself is what counts
+        logger.exception("artifact %s: its text could not be shown as a document", artifact.pk)
+    return True
 
 
 def _outputs(artifact: Artifact) -> int:
@@ -262,13 +282,16 @@ def _accept(artifact: Artifact, name: str, path: Path) -> None:
         if _starts_with(path, PNG_SIGNATURE):
             _accept_page(artifact, int(page.group(1)), path)
     elif name == "document.html" and artifact.kind in DOCUMENT_KINDS:
-        html = path.read_bytes().decode("utf-8", errors="replace")
-        document = sanitize_document(html, document_path=artifact.path).encode()
-        artifact.rendered.save("document.html", ContentFile(document), save=False)
-        artifact.derived_bytes += len(document)
-        artifact.save(update_fields=["rendered", "derived_bytes"])
+        _store_document(artifact, path.read_bytes().decode("utf-8", errors="replace"))
     else:
         logger.info("artifact %s: ignoring %r from the previewer", artifact.pk, name[:100])
+
+
+def _store_document(artifact: Artifact, html: str) -> None:
+    document = sanitize_document(html, document_path=artifact.path).encode()
+    artifact.rendered.save("document.html", ContentFile(document), save=False)
+    artifact.derived_bytes += len(document)
+    artifact.save(update_fields=["rendered", "derived_bytes"])
 
 
 def _png_size(path: Path) -> tuple[int, int]:

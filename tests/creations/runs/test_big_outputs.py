@@ -28,10 +28,11 @@ from tests.support.runs import scripted_endpoint, submit
 
 pytestmark = [pytest.mark.docker, pytest.mark.services, pytest.mark.django_db(transaction=True)]
 
-# 2,000 small text files in a subfolder, then one at the top of output/: 1,001 more than a run keeps.
+# 2,000 small code files in a subfolder (highlighted in the preview sandbox; plain text would be shown
+# without one), then one at the top of output/: 1,001 more than a run keeps.
 MANY_FILES = (
     "cd /testbed/output && mkdir many && python3 -c '"
-    'for i in range(2000): open(f"many/f{i:05}.txt", "w").write(f"line {i}\\n")'
+    'for i in range(2000): open(f"many/f{i:05}.py", "w").write(f"line = {i}\\n")'
     "' && echo 'what I made' > top.txt"
 )
 
@@ -96,7 +97,7 @@ def test_a_run_of_more_files_than_it_keeps_keeps_its_top_names_the_rest_and_prev
     client.force_login(team.member)
     page = client.get(reverse("run_detail", args=[run.pk])).content.decode()
     assert "1,001 files of this run were not kept; the first 100 are named here." in page
-    assert "<code>many/f00999.txt</code>: more than 1000 files" in page
+    assert "<code>many/f00999.py</code>: more than 1000 files" in page
 
     # Every file kept is rendered, by one start of the previewer (bench/previews.py times it), after
     # the agent's sandbox was released: the workspace is not charged sandbox time for it.
