@@ -4,6 +4,7 @@ highlighter would have made it; anything a highlighter claims still goes to the 
 from __future__ import annotations
 
 import re
+import signal
 from importlib.metadata import version
 from pathlib import Path
 from typing import Any
@@ -51,6 +52,7 @@ def test_the_document_is_the_one_the_sandbox_program_writes(data: bytes, tmp_pat
     try:
         sandbox_previewer.code_document()
     finally:
+        signal.alarm(0)  # the program's own time limit for the highlighter, meant for its child process
         program.update(kept)
     assert plain_text_document(data) == (tmp_path / "out" / "document.html").read_text(encoding="utf-8")
 
