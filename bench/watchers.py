@@ -1,6 +1,10 @@
 """Watching a run's live events as a client would, recording each live event's latency
 (stored -> received, ms): over the websocket the pages use, and over the API's
-Server-Sent Events stream that scripts use. Used by bench/stream.py."""
+Server-Sent Events stream that scripts use. Used by bench/stream.py.
+
+Beside them, a listener of the bench's own on the runs' channel layer (as daphne's consumers
+listen) records when each announcement arrives: the worker's part of the path (its commit, its
+announcing thread, Redis) apart from the web tier's (daphne, the socket, the client)."""
 
 from __future__ import annotations
 
@@ -58,8 +62,50 @@ async def watch_sse(stream_url: str, token: str, opened: list[float]) -> list[fl
     return latencies
 
 
-async def watch_runs(server: Any, run_ids: list[int], *, cookie: str, token: str) -> tuple[list[float], list[float]]:
-    """Each run over the websocket and over the event stream at once: (websocket, SSE) latencies."""
+async def listen_to_announcements(run_id: int, latencies: list[float]) -> None:
+    """Adds to `latencies` each live event of one run as its announcement reaches a listener on the
+    channel layer, until cancelled. Announcements without their events inline (too large) count nothing."""
+    from channels.layers import get_channel_layer
+    from django.conf import settings
+
+    from creations.events.announce import run_group
+
+    layer = get_channel_layer(settings.RUN_CHANNEL_LAYER)
+    assert layer is not None
+    channel = await layer.new_channel()
+    await layer.group_add(run_group(run_id), channel)
+    listening = time.time()
+    try:
+        while True:
+            message = await layer.receive(channel)
+            heard = time.time()
+            for event in message.get("events") or []:
+                latency = _latency(event, listening, heard)
+                if latency is not None:
+                    latencies.append(latency)
+    finally:
+        await layer.group_discard(run_group(run_id), channel)
+
+
+async def watch_runs(
+    server: Any, run_ids: list[int], *, cookie: str, token: str, announced: list[float] | None = None
+) -> tuple[list[float], list[float]]:
+    """Each run over the websocket and over the event stream at once: (websocket, SSE) latencies; with
+    `announced`, also each announcement's as the channel layer delivers it, added there."""
+    listeners = (
+        [asyncio.ensure_future(listen_to_announcements(rid, announced)) for rid in run_ids]
+        if announced is not None
+        else []
+    )
+    try:
+        return await _watch(server, run_ids, cookie=cookie, token=token)
+    finally:
+        for listener in listeners:
+            listener.cancel()
+        await asyncio.gather(*listeners, return_exceptions=True)
+
+
+async def _watch(server: Any, run_ids: list[int], *, cookie: str, token: str) -> tuple[list[float], list[float]]:
     opened: list[float] = []
     # One watcher failing (say, refused with 429) cancels the others, which close their connections and
     # give their slots back: the next phase starts with none of this one's watchers left open.

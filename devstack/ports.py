@@ -2,14 +2,41 @@
 
 from __future__ import annotations
 
+import random
 import socket
+from pathlib import Path
+
+# The kernel hands out ports from its ephemeral range to outgoing connections as well, so a port
+# picked there and free now may be a connection's by the time its server binds it (a server of
+# several parts, SeaweedFS say, connects to itself while its later parts start). Ports are picked
+# below that range instead, where only listeners go.
+LOWEST = 10_000
+EPHEMERAL_RANGE = Path("/proc/sys/net/ipv4/ip_local_port_range")
+LINUX_EPHEMERAL_START = 32_768
+
+
+def _below_ephemeral() -> int:
+    try:
+        return int(EPHEMERAL_RANGE.read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return LINUX_EPHEMERAL_START
 
 
 def free_port() -> int:
-    """A TCP port nothing listens on now (the kernel's choice), for a server about to start."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+    """A TCP port nothing listens on now, outside the range outgoing connections take theirs from,
+    for a server about to start."""
+    highest = _below_ephemeral() - 1
+    for _ in range(200):
+        port = random.randint(LOWEST, highest)  # noqa: S311 - spreading test servers, not a secret
+        with socket.socket() as candidate:
+            try:
+                candidate.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    with socket.socket() as fallback:  # that range full: the kernel's choice, as before
+        fallback.bind(("127.0.0.1", 0))
+        return int(fallback.getsockname()[1])
 
 
 def port_open(host: str, port: int, timeout: float = 0.5) -> bool:

@@ -1,0 +1,33 @@
+"""Test servers listen on ports outside the kernel's range for outgoing connections, so no
+connection made meanwhile (a server's own parts talking to each other) can take the port first."""
+
+from __future__ import annotations
+
+import socket
+
+import pytest
+
+from devstack import ports
+
+
+def test_a_free_port_is_below_the_range_outgoing_connections_use_and_can_be_listened_on() -> None:
+    first_ephemeral = int(ports.EPHEMERAL_RANGE.read_text().split()[0])
+    picked = {ports.free_port() for _ in range(50)}
+    assert all(ports.LOWEST <= port < first_ephemeral for port in picked)
+    assert len(picked) > 40  # spread out: two workers starting servers at once rarely meet
+    for port in list(picked)[:5]:
+        with socket.socket() as server:
+            server.bind(("127.0.0.1", port))
+            server.listen()
+
+
+def test_a_port_someone_listens_on_is_never_picked(monkeypatch: pytest.MonkeyPatch) -> None:
+    with socket.socket() as taken, socket.socket() as free:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        free.bind(("127.0.0.1", 0))
+        taken_port, free_port = taken.getsockname()[1], free.getsockname()[1]
+        free.close()
+        candidates = iter([taken_port, taken_port, free_port])
+        monkeypatch.setattr(ports.random, "randint", lambda low, high: next(candidates))
+        assert ports.free_port() == free_port
