@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from django.conf import settings
@@ -21,11 +21,13 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from sandboxes.agent.endpoint_addresses import EndpointAddressRefused, check_base_url_host
-from sandboxes.agent.endpoint_check import EndpointUnderTest, Verdict, check_endpoint
 from workspaces.fields import SealedSecret
 from workspaces.models import ModelEndpoint, Workspace
 from workspaces.rate_limits import workspace_over_limit
 from workspaces.services import WorkspaceRuleError, require_manager
+
+if TYPE_CHECKING:
+    from sandboxes.agent.endpoint_check import Verdict
 
 EXTRA_BODY_MAX_BYTES = 16 * 1024
 # The agent owns these: an endpoint's extra body may tune a request, not replace it.
@@ -190,6 +192,10 @@ def endpoint_test_connection(*, endpoint: ModelEndpoint, actor: User) -> Verdict
             f"Test connection was used {per_minute} times in this workspace in the last minute. "
             "Wait a minute and test again."
         )
+    # Here, not at the top: the OpenAI client library takes half a second to import, which every web,
+    # worker and management process would pay at start for a button that is seldom pressed.
+    from sandboxes.agent.endpoint_check import EndpointUnderTest, check_endpoint
+
     verdict = check_endpoint(
         EndpointUnderTest(
             base_url=endpoint.base_url,

@@ -9,7 +9,7 @@ from api.auth import caller
 from api.schemas.language_models import ModelOut
 from sandboxes.agent.demo import DEMO_MODEL_NAME
 from sandboxes.agent.demo.client import DEMO_MODEL_LABEL
-from sandboxes.agent.openai_client import public_url
+from sandboxes.agent.endpoint_addresses import public_url
 from workspaces.permissions import workspace_membership_or_404
 from workspaces.selectors import workspace_endpoints
 

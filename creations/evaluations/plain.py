@@ -6,7 +6,8 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from sandboxes.agent import ModelError, model_client_for
+from sandboxes import agent
+from sandboxes.agent import ModelError
 from workspaces.endpoints import KEY_UNREADABLE
 from workspaces.fields import SealedSecret
 from workspaces.models import ModelEndpoint
@@ -27,7 +28,8 @@ def complete_plain(*, endpoint: ModelEndpoint, prompt: str) -> Completion:
         return Completion("", 0, 0, 0.0, error=f"The model “{endpoint.name}” is switched off or deleted.")
     if isinstance(endpoint.api_key, SealedSecret):
         return Completion("", 0, 0, 0.0, error=f"The model “{endpoint.name}” cannot be used. {KEY_UNREADABLE}")
-    client = model_client_for(
+    # Looked up when called: the package imports the `openai` client for the processes that ask for it.
+    client = agent.model_client_for(
         base_url=endpoint.base_url,
         model=endpoint.model,
         api_key=endpoint.api_key,

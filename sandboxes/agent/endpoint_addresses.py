@@ -31,6 +31,17 @@ from sandboxes.agent.endpoint_deadline import DeadlineBoundStream, bounded
 E = TypeVar("E", bound=BaseException)
 
 
+def public_url(base_url: str) -> str:
+    """The base URL as it may be shown: scheme, host, port and path, without
+    credentials or a query string (some gateways take their key there)."""
+    parts = urlsplit(base_url)
+    host = parts.hostname or ""
+    if ":" in host:
+        host = f"[{host}]"
+    port = f":{parts.port}" if parts.port else ""
+    return f"{parts.scheme}://{host}{port}{parts.path}"
+
+
 class EndpointAddressRefused(Exception):
     """The endpoint's host is, or resolves to, an address the platform refuses."""
 

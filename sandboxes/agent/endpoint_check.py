@@ -23,10 +23,11 @@ from sandboxes.agent.endpoint_addresses import (
     EndpointReplyTooLarge,
     check_base_url_host,
     find_cause,
+    public_url,
     refused_in_chain,
 )
 from sandboxes.agent.endpoint_deadline import deadline_passed, overall_deadline
-from sandboxes.agent.openai_client import public_url, shared_http_client
+from sandboxes.agent.openai_client import shared_http_client
 
 PROBE_TOOL = {
     "type": "function",

@@ -17,7 +17,6 @@ import threading
 from collections.abc import Iterator
 from http.cookiejar import CookieJar, DefaultCookiePolicy
 from typing import Any
-from urllib.parse import urlsplit
 
 import httpx2
 import openai
@@ -26,7 +25,13 @@ from openai.types.chat import ChatCompletion, ChatCompletionChunk
 
 from sandboxes.agent.chunk_shape import chunk_readable
 from sandboxes.agent.config import DEFAULTS
-from sandboxes.agent.endpoint_addresses import EndpointReplyTooLarge, GuardedTransport, find_cause, refused_in_chain
+from sandboxes.agent.endpoint_addresses import (
+    EndpointReplyTooLarge,
+    GuardedTransport,
+    find_cause,
+    public_url,
+    refused_in_chain,
+)
 from sandboxes.agent.model import (
     ContextOverflowError,
     ModelCancelled,
@@ -370,17 +375,6 @@ def _retry_after(error: openai.APIStatusError) -> float | None:
         return float(raw) if raw is not None else None
     except ValueError:
         return None
-
-
-def public_url(base_url: str) -> str:
-    """The base URL as it may be shown: scheme, host, port and path, without
-    credentials or a query string (some gateways take their key there)."""
-    parts = urlsplit(base_url)
-    host = parts.hostname or ""
-    if ":" in host:
-        host = f"[{host}]"
-    port = f":{parts.port}" if parts.port else ""
-    return f"{parts.scheme}://{host}{port}{parts.path}"
 
 
 def _describe_connection_error(error: Exception) -> str:

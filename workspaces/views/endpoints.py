@@ -13,7 +13,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
-from sandboxes.agent.openai_client import public_url
+from sandboxes.agent.endpoint_addresses import public_url
 from workspaces.endpoints import (
     EndpointFields,
     endpoint_create,

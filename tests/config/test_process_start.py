@@ -1,0 +1,58 @@
+"""What a web process loads at start. The `openai` client library takes most of a second of CPU
+to import; daphne, manage.py commands and every process the platform starts would pay it at each
+start, for a model most of them never call. It is loaded where a model is called: the agent's
+worker, a plain evaluation task, the "Test connection" button."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from cryptography.fernet import Fernet
+
+ROOT = Path(__file__).resolve().parents[2]
+
+# Django set up, then what a web process serves from: the URLs (every page and API operation) and
+# the ASGI application (the websockets).
+WEB_PROCESS_START = """
+import sys
+import django
+django.setup()
+import config.urls
+import config.asgi
+print(sorted(name for name in sys.modules if name == "openai" or name.startswith("openai.")))
+"""
+
+CALLING_THE_CHECK = """
+import sys
+import django
+django.setup()
+from workspaces.endpoints import endpoint_test_connection
+from sandboxes.agent.endpoint_check import check_endpoint
+print("openai" in sys.modules)
+"""
+
+
+def _python(program: str) -> subprocess.CompletedProcess[str]:
+    env = {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "DJANGO_SETTINGS_MODULE": "config.settings",
+        "SECRET_KEY": "x" * 50,
+        "FIELD_ENCRYPTION_KEYS": Fernet.generate_key().decode(),
+        "DATABASE_URL": os.environ.get("DATABASE_URL", "postgres://atelier:atelier@127.0.0.1:5432/atelier"),
+    }
+    return subprocess.run(
+        [sys.executable, "-c", program], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60
+    )
+
+
+def test_a_web_process_starts_without_the_model_client_library() -> None:
+    result = _python(WEB_PROCESS_START)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "[]"
+
+
+def test_the_connection_check_still_brings_the_library_when_asked() -> None:
+    result = _python(CALLING_THE_CHECK)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "True"
