@@ -120,6 +120,7 @@ bench: venv system-test sandbox-image bench-reference
 	DATABASE_URL=$(TEST_DATABASE_URL) $(PY) bench/refine.py
 	DATABASE_URL=$(TEST_DATABASE_URL) $(PY) bench/compare.py
 	DATABASE_URL=$(TEST_DATABASE_URL) $(PY) bench/evaluation.py
+	DATABASE_URL=$(TEST_DATABASE_URL) $(PY) bench/html_previews.py
 	$(PY) bench/capacity.py
 
 clean:

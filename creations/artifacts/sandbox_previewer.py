@@ -58,6 +58,11 @@ CHROMIUM_FLAGS = [
     "--js-flags=--max-old-space-size=256",
     "--window-size=1280,800",
     "--virtual-time-budget=4000",
+    # The GPU and network services as threads of the browser, not processes of their own: under gVisor
+    # each process Chromium starts costs much of a second of CPU, and with --no-sandbox the separate
+    # processes isolate nothing (the sandbox does). One screenshot took about a fifth less CPU.
+    "--in-process-gpu",
+    "--enable-features=NetworkServiceInProcess2",
 ]
 
 
