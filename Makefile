@@ -75,13 +75,17 @@ pytest: venv
 # tests/support/fixtures/workers.py; tests sharing a slow session fixture on one worker); then the few
 # that measure time on this machine (marked `alone`), one at a time.
 REST_WORKERS ?= 2
+# Where the tests marked `alone` are: the marker is written on them, never added by a hook, so their run
+# collects these files only, not the whole suite (seconds of CPU) to deselect all but three.
+ALONE_TEST_FILES = $(shell grep -rlE --include='test_*.py' 'mark\.alone' tests)
 pytest-fast: venv
 	DATABASE_URL=$(TEST_DATABASE_URL) $(VENV)/bin/pytest -n $(TEST_WORKERS) -m "$(FAST_TESTS)" --durations=30 $(PYTEST_ARGS)
 
 pytest-rest: venv
 	DATABASE_URL=$(TEST_DATABASE_URL) $(VENV)/bin/pytest -n $(REST_WORKERS) --dist loadgroup \
 		-m "not ($(FAST_TESTS)) and not alone" --durations=30 $(PYTEST_ARGS)
-	DATABASE_URL=$(TEST_DATABASE_URL) $(VENV)/bin/pytest -m "not ($(FAST_TESTS)) and alone" --durations=10 $(PYTEST_ARGS)
+	DATABASE_URL=$(TEST_DATABASE_URL) $(VENV)/bin/pytest -m "not ($(FAST_TESTS)) and alone" --durations=10 \
+		$(if $(PYTEST_ARGS),$(PYTEST_ARGS),$(ALONE_TEST_FILES))
 
 # The images (minutes on a fresh machine, mostly downloads) build beside the checks and the fast tests,
 # which need none of them; the tests that start sandboxes and the production images come after both.
