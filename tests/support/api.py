@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import time
+from types import SimpleNamespace
 from typing import Any
 
+import django_ratelimit.core
+import pytest
 from django.contrib.auth.models import User
 from django.test import Client, RequestFactory
 from django_ratelimit.core import get_usage
@@ -59,3 +62,12 @@ def in_a_fresh_minute(user: User, *, needed: float = 10.0) -> None:
     left = usage["time_left"] if usage else 60
     if left < needed:
         time.sleep(left + 0.5)
+
+
+def hold_the_rate_limit_clock(monkeypatch: pytest.MonkeyPatch) -> SimpleNamespace:
+    """django-ratelimit's clock, held at one instant until a test moves it (`.now`): a test's few requests
+    fall in one of its fixed windows however slowly they run, where a window ending between them would
+    count them in two, and the one the test expects refused would pass."""
+    held = SimpleNamespace(now=float(int(time.time())))
+    monkeypatch.setattr(django_ratelimit.core, "time", SimpleNamespace(time=lambda: held.now))
+    return held

@@ -8,7 +8,6 @@ that the next minute starts afresh)."""
 
 from __future__ import annotations
 
-import time
 from types import SimpleNamespace
 from typing import Any
 
@@ -19,6 +18,7 @@ from django.urls import reverse
 
 from creations.models import Creation
 from tests.support import free_port
+from tests.support.api import hold_the_rate_limit_clock
 from tests.support.fixtures.accounts import PASSWORD, Team
 
 pytestmark = pytest.mark.django_db
@@ -27,9 +27,7 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture(autouse=True)
 def clock(monkeypatch: pytest.MonkeyPatch) -> SimpleNamespace:
     """django-ratelimit's clock, held at one instant until a test moves it."""
-    held = SimpleNamespace(now=float(int(time.time())))
-    monkeypatch.setattr(django_ratelimit.core, "time", SimpleNamespace(time=lambda: held.now))
-    return held
+    return hold_the_rate_limit_clock(monkeypatch)
 
 
 def counting_in(settings: Any, redis_url: str) -> None:
