@@ -125,6 +125,7 @@ bench: venv system-test sandbox-image bench-reference
 	DATABASE_URL=$(TEST_DATABASE_URL) $(PY) bench/compare.py
 	DATABASE_URL=$(TEST_DATABASE_URL) $(PY) bench/evaluation.py
 	DATABASE_URL=$(TEST_DATABASE_URL) $(PY) bench/html_previews.py
+	$(PY) bench/process_start.py
 	$(PY) bench/capacity.py
 
 clean:

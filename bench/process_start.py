@@ -1,0 +1,95 @@
+"""Process start benchmark: what a web or management process pays before it serves.
+
+    .venv/bin/python bench/process_start.py [--rounds 5]
+
+Each round starts a fresh Python that sets Django up and loads what a web process serves from (the
+URLs, every page and API operation, and the ASGI application), as daphne and manage.py do. Measured:
+its wall time and CPU time (user + system, from the kernel's accounting of the child).
+
+Baseline, in the same run, rounds alternating: the same start that also imports the `openai` client
+library, as every such process did while the platform imported it at start (now only the agent's
+worker, a plain evaluation task and "Test connection" load it). Writes bench/results/process_start.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import resource
+import statistics
+import subprocess
+import sys
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from bench.measuring import machine_speed  # noqa: E402 - beside this file
+
+RESULTS = ROOT / "bench" / "results" / "process_start.json"
+WEB_PROCESS_START = """
+import sys
+import django
+django.setup()
+import config.urls
+import config.asgi
+assert "openai" not in sys.modules, "the platform imports openai at start again"
+"""
+WITH_THE_CLIENT_LIBRARY = """
+import django
+django.setup()
+import config.urls
+import config.asgi
+import openai
+"""
+
+
+def one_start(program: str) -> dict[str, float]:
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings", "DEBUG": "true"}
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.perf_counter()
+    subprocess.run([sys.executable, "-c", program], cwd=ROOT, env=env, check=True, timeout=120)
+    seconds = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return {"seconds": seconds, "cpu_s": cpu}
+
+
+def summarize(samples: list[dict[str, float]]) -> dict[str, Any]:
+    return {
+        "starts": len(samples),
+        "median_seconds": round(statistics.median(s["seconds"] for s in samples), 2),
+        "median_cpu_s": round(statistics.median(s["cpu_s"] for s in samples), 2),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--rounds", type=int, default=5)
+    args = parser.parse_args()
+    report: dict[str, Any] = {
+        "date": datetime.now(UTC).isoformat(timespec="seconds"),
+        "machine": {"cpus": os.cpu_count(), "python": platform.python_version(), "kernel": platform.release()},
+        "speed_before": machine_speed(),
+    }
+    one_start(WEB_PROCESS_START)  # compiled modules written once, before anything is timed
+    now, before = [], []
+    for _ in range(args.rounds):
+        before.append(one_start(WITH_THE_CLIENT_LIBRARY))
+        now.append(one_start(WEB_PROCESS_START))
+    report["baseline_with_the_client_library"] = summarize(before)
+    report["now"] = summarize(now)
+    report["speed_after"] = machine_speed()
+    RESULTS.parent.mkdir(parents=True, exist_ok=True)
+    RESULTS.write_text(json.dumps(report, indent=2) + "\n")
+    print(json.dumps(report, indent=2))
+    print(f"wrote {RESULTS.relative_to(ROOT)}")
+
+
+if __name__ == "__main__":
+    main()
