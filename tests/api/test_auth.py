@@ -11,10 +11,16 @@ from django.test import Client
 from django.utils import timezone
 
 from api.models import PersonalAccessToken, TokenScope
-from tests.support.api import ApiClient, api_as, in_a_fresh_minute, token_for
+from tests.support.api import ApiClient, api_as, hold_the_rate_limit_clock, token_for
 from tests.support.fixtures.accounts import Team
 
 pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(autouse=True)
+def _one_rate_window(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each test's requests fall in one of the rate limiter's fixed windows, however slowly they run."""
+    hold_the_rate_limit_clock(monkeypatch)
 
 
 def problem(response: Any) -> dict[str, Any]:
@@ -84,7 +90,6 @@ def test_a_workspace_of_others_is_not_found(team: Team) -> None:
 def test_past_the_rate_limit_it_answers_429_with_retry_after(team: Team, settings: Any) -> None:
     settings.API_RATE_LIMIT_PER_MINUTE = 3
     client = api_as(team.member)
-    in_a_fresh_minute(team.member)
     statuses = [client.get("/api/v1/workspaces").status_code for _ in range(4)]
     assert statuses == [200, 200, 200, 429]
     limited = client.get("/api/v1/workspaces")
@@ -98,7 +103,6 @@ def test_a_persons_tokens_share_one_rate(team: Team, settings: Any) -> None:
     tokens = [api_as(team.member) for _ in range(4)]
     browser = Client()
     browser.force_login(team.member)
-    in_a_fresh_minute(team.member)
 
     statuses = [client.get("/api/v1/workspaces").status_code for client in tokens]
 

@@ -21,12 +21,18 @@ from config.client_address import client_address
 from config.routing import websocket_urlpatterns
 from creations.events.store import store_events
 from creations.models import RunStatus, Visibility
-from tests.support.api import token_for
+from tests.support.api import hold_the_rate_limit_clock, token_for
 from tests.support.factories import make_run
 from tests.support.fixtures.accounts import PASSWORD, Team
 
 PROXY = "10.0.0.7"
 TRUSTED = ["10.0.0.0/8", "2001:db8:ffff::/48"]
+
+
+@pytest.fixture(autouse=True)
+def _one_rate_window(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each test's requests fall in one of the rate limiter's fixed windows, however slowly they run."""
+    hold_the_rate_limit_clock(monkeypatch)
 
 
 @pytest.mark.parametrize(

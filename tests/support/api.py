@@ -9,8 +9,7 @@ from typing import Any
 import django_ratelimit.core
 import pytest
 from django.contrib.auth.models import User
-from django.test import Client, RequestFactory
-from django_ratelimit.core import get_usage
+from django.test import Client
 
 from api.models import TokenScope
 from api.tokens import token_create
@@ -50,18 +49,6 @@ class ApiClient:
 
 def api_as(user: User, *, scope: str = TokenScope.WRITE) -> ApiClient:
     return ApiClient(token_for(user, scope=scope))
-
-
-def in_a_fresh_minute(user: User, *, needed: float = 10.0) -> None:
-    """Wait, if need be, until the person's API rate window (django-ratelimit's fixed minute, which
-    starts at a moment of its own per person) has `needed` seconds left: a test's few requests that
-    straddle its end would be counted in two windows, and the one it expects refused would pass."""
-    request = RequestFactory().get("/")
-    request.user = user
-    usage = get_usage(request, group="api", key=lambda group, request: f"user:{user.pk}", rate="1/m", increment=False)
-    left = usage["time_left"] if usage else 60
-    if left < needed:
-        time.sleep(left + 0.5)
 
 
 def hold_the_rate_limit_clock(monkeypatch: pytest.MonkeyPatch) -> SimpleNamespace:
