@@ -16,7 +16,6 @@ Chromium with its GPU and network services in processes of their own, as it ran 
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import platform
 import statistics
@@ -40,7 +39,7 @@ from django.contrib.auth.models import User  # noqa: E402
 from django.core.files.base import ContentFile  # noqa: E402
 from django.utils import timezone  # noqa: E402
 
-from bench.measuring import cpu_snapshot, machine_speed  # noqa: E402 - beside this file
+from bench.measuring import cpu_snapshot, machine_speed, write_results  # noqa: E402 - beside this file
 from creations.artifacts import previews  # noqa: E402
 from creations.models import Artifact, ArtifactKind, Creation, Run, RunStatus  # noqa: E402
 from devstack.databases import throwaway_database  # noqa: E402
@@ -127,10 +126,7 @@ def main() -> None:
     report["baseline_separate_processes"] = summarize(before_samples)
     report["now"] = summarize(now_samples)
     report["speed_after"] = machine_speed()
-    RESULTS.parent.mkdir(parents=True, exist_ok=True)
-    RESULTS.write_text(json.dumps(report, indent=2) + "\n")
-    print(json.dumps(report, indent=2))
-    print(f"wrote {RESULTS.relative_to(ROOT)}")
+    write_results(RESULTS, report)
 
 
 if __name__ == "__main__":

@@ -3,6 +3,7 @@ what their stacks change from devstack's environment (`BENCH_ENV`)."""
 
 from __future__ import annotations
 
+import json
 import os
 import platform
 import statistics
@@ -125,3 +126,11 @@ def sandbox_priority(cgroup_parent: str) -> dict[str, Any]:
     status = inspect_sandbox_cgroup(cgroup_parent, engine)
     print(f"measuring with: {status.summary()}", flush=True)
     return status.record()
+
+
+def write_results(path: Path, report: dict[str, Any]) -> None:
+    """A benchmark's report, kept under bench/results/ and printed."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(report, indent=2) + "\n")
+    print(json.dumps(report, indent=2))
+    print(f"wrote {path}")

@@ -14,7 +14,6 @@ worker, a plain evaluation task and "Test connection" load it). Writes bench/res
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import platform
 import resource
@@ -29,7 +28,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.measuring import machine_speed  # noqa: E402 - beside this file
+from bench.measuring import machine_speed, write_results  # noqa: E402 - beside this file
 
 RESULTS = ROOT / "bench" / "results" / "process_start.json"
 WEB_PROCESS_START = """
@@ -85,10 +84,7 @@ def main() -> None:
     report["baseline_with_the_client_library"] = summarize(before)
     report["now"] = summarize(now)
     report["speed_after"] = machine_speed()
-    RESULTS.parent.mkdir(parents=True, exist_ok=True)
-    RESULTS.write_text(json.dumps(report, indent=2) + "\n")
-    print(json.dumps(report, indent=2))
-    print(f"wrote {RESULTS.relative_to(ROOT)}")
+    write_results(RESULTS, report)
 
 
 if __name__ == "__main__":

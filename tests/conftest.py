@@ -23,6 +23,7 @@ pytest_plugins = [
     "tests.support.fixtures.docker_engine",  # a second Docker + gVisor engine: a stand-in for a second worker host
     "tests.support.fixtures.workers",  # under pytest-xdist, a Redis server of each worker's own
     "tests.support.fixtures.role_world",  # the role matrices' world, once per module
+    "tests.support.fixtures.rate_limits",  # the rate limiter's clock, held still
 ]
 
 

@@ -11,16 +11,11 @@ from django.test import Client
 from django.utils import timezone
 
 from api.models import PersonalAccessToken, TokenScope
-from tests.support.api import ApiClient, api_as, hold_the_rate_limit_clock, token_for
+from tests.support.api import ApiClient, api_as, token_for
 from tests.support.fixtures.accounts import Team
 
-pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture(autouse=True)
-def _one_rate_window(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Each test's requests fall in one of the rate limiter's fixed windows, however slowly they run."""
-    hold_the_rate_limit_clock(monkeypatch)
+# Each test's requests fall in one of the rate limiter's windows, however slowly they run.
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("rate_limit_clock")]
 
 
 def problem(response: Any) -> dict[str, Any]:

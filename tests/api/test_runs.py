@@ -9,7 +9,7 @@ import pytest
 
 from api.schemas.runs import RunStatusName, VisibilityName
 from creations.models import Creation, Run, RunStatus, Visibility
-from tests.support.api import api_as, hold_the_rate_limit_clock
+from tests.support.api import api_as
 from tests.support.factories import ModelEndpointFactory, RunFactory, make_run
 from tests.support.fixtures.accounts import Team
 
@@ -86,11 +86,9 @@ def test_viewers_and_read_tokens_cannot_start_runs(team: Team) -> None:
     assert not Run.objects.exists()
 
 
-def test_starting_runs_counts_under_the_submission_limit(
-    team: Team, settings: Any, monkeypatch: pytest.MonkeyPatch
-) -> None:
+@pytest.mark.usefixtures("rate_limit_clock")
+def test_starting_runs_counts_under_the_submission_limit(team: Team, settings: Any) -> None:
     settings.RATE_LIMIT_SUBMISSIONS_PER_MINUTE = 2
-    hold_the_rate_limit_clock(monkeypatch)
     statuses = [start(team).status_code for _ in range(3)]
     assert statuses == [201, 201, 429]
     limited = start(team)

@@ -13,7 +13,7 @@ from django.test.utils import CaptureQueriesContext
 
 from creations.models import Creation, Run, RunStatus
 from creations.runs.state import run_finish
-from tests.support.api import ApiClient, api_as, hold_the_rate_limit_clock
+from tests.support.api import ApiClient, api_as
 from tests.support.artifacts import Output, add_artifact
 from tests.support.factories import ModelEndpointFactory, RunFactory
 from tests.support.fixtures.accounts import Team
@@ -99,9 +99,9 @@ def test_viewers_are_refused_and_outsiders_told_nothing(team: Team) -> None:
     assert Run.objects.count() == 1
 
 
-def test_refines_count_under_the_submission_limit(team: Team, settings: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.usefixtures("rate_limit_clock")
+def test_refines_count_under_the_submission_limit(team: Team, settings: Any) -> None:
     settings.RATE_LIMIT_SUBMISSIONS_PER_MINUTE = 1
-    hold_the_rate_limit_clock(monkeypatch)
     v1 = first_version(team)
     assert refine(api_as(team.member), v1.pk).status_code == 201
     assert refine(api_as(team.member), v1.pk).status_code == 429

@@ -21,7 +21,7 @@ from config.client_address import client_address
 from config.routing import websocket_urlpatterns
 from creations.events.store import store_events
 from creations.models import RunStatus, Visibility
-from tests.support.api import hold_the_rate_limit_clock, token_for
+from tests.support.api import token_for
 from tests.support.factories import make_run
 from tests.support.fixtures.accounts import PASSWORD, Team
 
@@ -29,11 +29,8 @@ PROXY = "10.0.0.7"
 TRUSTED = ["10.0.0.0/8", "2001:db8:ffff::/48"]
 
 
-@pytest.fixture(autouse=True)
-def _one_rate_window(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Each test's requests fall in one of the rate limiter's fixed windows, however slowly they run."""
-    hold_the_rate_limit_clock(monkeypatch)
-
+# Each test's requests fall in one of the rate limiter's windows, however slowly they run.
+pytestmark = pytest.mark.usefixtures("rate_limit_clock")
 
 @pytest.mark.parametrize(
     ("peer", "forwarded_for", "trusted", "client"),

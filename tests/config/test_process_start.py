@@ -27,7 +27,6 @@ CALLING_THE_CHECK = """
 import sys
 import django
 django.setup()
-from workspaces.endpoints import endpoint_test_connection
 from sandboxes.agent.endpoint_check import check_endpoint
 print("openai" in sys.modules)
 """

@@ -2,12 +2,8 @@
 
 from __future__ import annotations
 
-import time
-from types import SimpleNamespace
 from typing import Any
 
-import django_ratelimit.core
-import pytest
 from django.contrib.auth.models import User
 from django.test import Client
 
@@ -50,11 +46,3 @@ class ApiClient:
 def api_as(user: User, *, scope: str = TokenScope.WRITE) -> ApiClient:
     return ApiClient(token_for(user, scope=scope))
 
-
-def hold_the_rate_limit_clock(monkeypatch: pytest.MonkeyPatch) -> SimpleNamespace:
-    """django-ratelimit's clock, held at one instant until a test moves it (`.now`): a test's few requests
-    fall in one of its fixed windows however slowly they run, where a window ending between them would
-    count them in two, and the one the test expects refused would pass."""
-    held = SimpleNamespace(now=float(int(time.time())))
-    monkeypatch.setattr(django_ratelimit.core, "time", SimpleNamespace(time=lambda: held.now))
-    return held

@@ -18,16 +18,9 @@ from django.urls import reverse
 
 from creations.models import Creation
 from tests.support import free_port
-from tests.support.api import hold_the_rate_limit_clock
 from tests.support.fixtures.accounts import PASSWORD, Team
 
-pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture(autouse=True)
-def clock(monkeypatch: pytest.MonkeyPatch) -> SimpleNamespace:
-    """django-ratelimit's clock, held at one instant until a test moves it."""
-    return hold_the_rate_limit_clock(monkeypatch)
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("rate_limit_clock")]
 
 
 def counting_in(settings: Any, redis_url: str) -> None:
@@ -66,13 +59,15 @@ def test_a_person_past_the_submission_limit_is_told_to_wait_and_keeps_the_brief(
     assert submit(signed_in(team.owner, "192.0.2.11"), team, "a map").status_code == 302
 
 
-def test_the_next_minute_starts_afresh(team: Team, settings: Any, own_redis: str, clock: SimpleNamespace) -> None:
+def test_the_next_minute_starts_afresh(
+    team: Team, settings: Any, own_redis: str, rate_limit_clock: SimpleNamespace
+) -> None:
     counting_in(settings, own_redis)
     settings.RATE_LIMIT_SUBMISSIONS_PER_MINUTE = 1
     member = signed_in(team.member)
     assert [submit(member, team, f"brief {n}").status_code for n in range(2)] == [302, 429]
 
-    clock.now += 60
+    rate_limit_clock.now += 60
 
     assert submit(member, team, "brief 2").status_code == 302
 
@@ -156,15 +151,17 @@ def test_password_guesses_from_one_address_stop_at_the_limit_across_accounts(
     assert log_in(Client(REMOTE_ADDR="192.0.2.31"), "mallory", PASSWORD).status_code == 302
 
 
-def test_the_login_limit_is_per_hour_for_an_account(team: Team, settings: Any, own_redis: str, clock: Any) -> None:
+def test_the_login_limit_is_per_hour_for_an_account(
+    team: Team, settings: Any, own_redis: str, rate_limit_clock: SimpleNamespace
+) -> None:
     counting_in(settings, own_redis)
     settings.RATE_LIMIT_LOGINS_PER_ACCOUNT_PER_HOUR = 1
     # The first second of this account's hour (django-ratelimit staggers each key's windows).
-    clock.now = django_ratelimit.core._get_window("account:alice", 3600) - 3600 + 1
+    rate_limit_clock.now = django_ratelimit.core._get_window("account:alice", 3600) - 3600 + 1
     assert log_in(Client(), "alice", "a guess").status_code == 200
-    clock.now += 60
+    rate_limit_clock.now += 60
     assert log_in(Client(), "alice", PASSWORD).status_code == 429  # a minute later: still held
-    clock.now += 3600
+    rate_limit_clock.now += 3600
     assert log_in(Client(), "alice", PASSWORD).status_code == 302
 
 
