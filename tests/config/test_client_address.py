@@ -32,6 +32,7 @@ TRUSTED = ["10.0.0.0/8", "2001:db8:ffff::/48"]
 # Each test's requests fall in one of the rate limiter's windows, however slowly they run.
 pytestmark = pytest.mark.usefixtures("rate_limit_clock")
 
+
 @pytest.mark.parametrize(
     ("peer", "forwarded_for", "trusted", "client"),
     [
