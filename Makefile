@@ -12,6 +12,10 @@ unexport PYTHONDONTWRITEBYTECODE
 # System parts, installed and started by platform/dev/install-system.sh (one place).
 RUN_SYSTEM := redis docker
 TEST_SYSTEM := postgres redis docker media browser
+# `make test` installs the services first, and the tools the tests use (ffmpeg, Chromium) while the
+# images build, the linters run and mypy checks: what the tests need before they start (TESTS_NEED).
+TEST_SERVICES := postgres redis docker
+TEST_TOOLS := media browser
 FAST_TEST_SYSTEM := postgres redis media
 TEST_DATABASE_URL ?= postgres://atelier:atelier@127.0.0.1:5432/atelier
 # `make test` runs the fast tests beside the rest, so their databases are named apart (test_atelier_fast_gw0, ...).
@@ -21,7 +25,7 @@ FAST_TEST_DATABASE_URL ?= postgres://atelier:atelier@127.0.0.1:5432/atelier_fast
 FAST_TESTS := not docker and not stack and not browser
 TEST_WORKERS ?= auto
 
-.PHONY: help run test test-fast checks images lint typecheck pytest pytest-fast pytest-rest pytest-alone venv system-run system-test system-test-fast sandbox-image platform-image bench bench-reference clean
+.PHONY: help run test test-fast checks images lint typecheck pytest pytest-fast pytest-rest pytest-alone venv system-run system-test system-test-services system-test-tools system-test-fast sandbox-image platform-image bench bench-reference clean
 
 help:
 	@echo "make run    - install what is missing, then serve Atelier at http://localhost:8000"
@@ -47,6 +51,12 @@ system-run:
 
 system-test:
 	bash platform/dev/install-system.sh $(TEST_SYSTEM)
+
+system-test-services:
+	bash platform/dev/install-system.sh $(TEST_SERVICES)
+
+system-test-tools:
+	bash platform/dev/install-system.sh $(TEST_TOOLS)
 
 system-test-fast:
 	bash platform/dev/install-system.sh $(FAST_TEST_SYSTEM)
@@ -77,31 +87,32 @@ pytest: venv
 	DATABASE_URL=$(TEST_DATABASE_URL) $(VENV)/bin/pytest $(PYTEST_ARGS)
 
 # The suite in parts, each printing its 30 slowest tests: the fast tests in parallel; beside them, once the
-# images are built, those that start gVisor, a stack or Chromium, two at a time (each worker with a stack,
+# sandbox image is built, those that start gVisor, a stack or Chromium, two at a time (each worker with a stack,
 # a database and ids of its own: tests/support/fixtures/workers.py; tests sharing a slow session fixture
 # on one worker); then the few that measure time on this machine (marked `alone`), one at a time.
 REST_WORKERS ?= 2
 # Where the tests marked `alone` are: the marker is written on them, never added by a hook, so their run
 # collects these files only, not the whole suite (seconds of CPU) to deselect all but three.
 ALONE_TEST_FILES = $(shell grep -rlE --include='test_*.py' 'mark\.alone' tests)
-pytest-fast: venv
+pytest-fast: venv | $(TESTS_NEED)
 	DATABASE_URL=$(FAST_TEST_DATABASE_URL) $(VENV)/bin/pytest -n $(TEST_WORKERS) -m "$(FAST_TESTS)" --durations=30 $(PYTEST_ARGS)
 
-pytest-rest: venv images
+pytest-rest: venv sandbox-image | $(TESTS_NEED)
 	DATABASE_URL=$(TEST_DATABASE_URL) $(VENV)/bin/pytest -n $(REST_WORKERS) --dist loadgroup \
 		-m "not ($(FAST_TESTS)) and not alone" --durations=30 $(PYTEST_ARGS)
 
-pytest-alone: venv images
+pytest-alone: venv sandbox-image
 	DATABASE_URL=$(TEST_DATABASE_URL) $(VENV)/bin/pytest -m "not ($(FAST_TESTS)) and alone" --durations=10 \
 		$(if $(PYTEST_ARGS),$(PYTEST_ARGS),$(ALONE_TEST_FILES))
 
-# The virtualenv installs while the system packages do. The rest of the suite starts as soon as the
-# images are built (minutes on a fresh machine, mostly downloads), beside the checks and the fast
-# tests: on two cores the rest alone leaves about a fifth of the CPU idle (waiting on sandboxes,
-# browsers and stacks to start), which the fast tests fill.
+# The virtualenv installs while the services do; the tools while the sandbox image builds. The rest of
+# the suite starts as soon as that image is built (minutes on a fresh machine, mostly downloads),
+# beside the checks and the fast tests: on two cores the rest alone leaves about a fifth of the CPU idle
+# (waiting on sandboxes, browsers and stacks to start), which the fast tests fill. The production
+# images are built (or found up to date) by the tests of them, on one worker while the other goes on.
 test:
-	$(MAKE) --no-print-directory -j2 --output-sync=target venv system-test
-	$(MAKE) --no-print-directory -j3 --output-sync=target checks pytest-rest
+	$(MAKE) --no-print-directory -j2 --output-sync=target venv system-test-services
+	$(MAKE) --no-print-directory -j3 --output-sync=target checks pytest-rest TESTS_NEED=system-test-tools
 	$(MAKE) --no-print-directory pytest-alone
 
 checks: lint typecheck pytest-fast
