@@ -23,6 +23,7 @@ import sys
 import tarfile
 import urllib.request
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -263,10 +264,14 @@ def build_sandbox_image(*, offline: bool, force: bool = False, log: Log = print)
     cache = Path(settings.SANDBOX_BUILD_CACHE_DIR)
     cache.mkdir(parents=True, exist_ok=True)
     (cache / ".gitignore").write_text("*\n")  # a cache, never committed
-    wheels = ensure_wheels(cache, SANDBOX_SOURCE_DIR / "requirements.txt", log)
-    assets = _ensure_assets(cache, log)
-    npm_assets = _ensure_npm_assets(cache, log)
-    base_image = ensure_offline_base(client, cache, log) if offline else settings.SANDBOX_BASE_IMAGE
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="offline-base") as beside:
+        # On a fresh machine the debootstrap base (Debian's mirror, then dpkg) and the wheels (PyPI, then
+        # pip building the few sdists) each take a minute or so, and neither needs the other.
+        base = beside.submit(ensure_offline_base, client, cache, log) if offline else None
+        wheels = ensure_wheels(cache, SANDBOX_SOURCE_DIR / "requirements.txt", log)
+        assets = _ensure_assets(cache, log)
+        npm_assets = _ensure_npm_assets(cache, log)
+        base_image = base.result() if base is not None else settings.SANDBOX_BASE_IMAGE
     context = _prepare_context(cache, wheels, assets, npm_assets)
     log(f"Building {tag} from {base_image}")
     docker_build(client, context, tag, base_image, log, labels={"atelier.sandbox-image": "1"})
