@@ -6,9 +6,11 @@ Each round starts a fresh Python that sets Django up and loads what a web proces
 URLs, every page and API operation, and the ASGI application), as daphne and manage.py do. Measured:
 its wall time and CPU time (user + system, from the kernel's accounting of the child).
 
-Baseline, in the same run, rounds alternating: the same start that also imports the `openai` client
-library, as every such process did while the platform imported it at start (now only the agent's
-worker, a plain evaluation task and "Test connection" load it). Writes bench/results/process_start.json.
+Baseline, in the same run, rounds alternating: the same start that also imports what every such
+process loaded at start before each was made lazy: the `openai` client library (now loaded only by the
+agent's worker, a plain evaluation task and "Test connection"), the Docker client library (by the
+workers that start sandboxes) and the S3 storage with boto3 (where files are stored on S3).
+Writes bench/results/process_start.json.
 """
 
 from __future__ import annotations
@@ -37,14 +39,17 @@ import django
 django.setup()
 import config.urls
 import config.asgi
-assert "openai" not in sys.modules, "the platform imports openai at start again"
+for library in ("openai", "docker", "boto3"):
+    assert library not in sys.modules, f"the platform imports {library} at start again"
 """
-WITH_THE_CLIENT_LIBRARY = """
+WITH_THE_CLIENT_LIBRARIES = """
 import django
 django.setup()
 import config.urls
 import config.asgi
 import openai
+import docker
+import storages.backends.s3
 """
 
 
@@ -79,9 +84,9 @@ def main() -> None:
     one_start(WEB_PROCESS_START)  # compiled modules written once, before anything is timed
     now, before = [], []
     for _ in range(args.rounds):
-        before.append(one_start(WITH_THE_CLIENT_LIBRARY))
+        before.append(one_start(WITH_THE_CLIENT_LIBRARIES))
         now.append(one_start(WEB_PROCESS_START))
-    report["baseline_with_the_client_library"] = summarize(before)
+    report["baseline_with_the_client_libraries"] = summarize(before)
     report["now"] = summarize(now)
     report["speed_after"] = machine_speed()
     write_results(RESULTS, report)

@@ -10,17 +10,24 @@ never comes from here: the caller serves it from the artifact origin.
 
 from __future__ import annotations
 
+import sys
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeGuard
 from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.core.files.storage import Storage
 from django.core.files.storage import storages as configured_storages
-from storages.backends.s3 import S3Storage
 from storages.utils import clean_name, safe_join
 
 from sandboxes.per_process import per_process
+
+if TYPE_CHECKING:
+    from storages.backends.s3 import S3Storage
+
+# boto3, which the S3 storage imports, costs every web and worker process about a fifth of a second
+# of CPU at start; only a deployment that stores on S3 needs it, and there the storage has loaded it.
+S3_STORAGE_MODULE = "storages.backends.s3"
 
 # A name only used to learn where the store's URLs point (signing is local: nothing is fetched).
 _PROBE_NAME = "origin-probe"
@@ -58,7 +65,7 @@ def store_source() -> str | None:
 
 
 def _signer(storage: Storage) -> S3Storage | None:
-    if not settings.S3_PRESIGNED_REDIRECTS or not isinstance(storage, S3Storage):
+    if not settings.S3_PRESIGNED_REDIRECTS or not _is_s3(storage):
         return None
     if not storage.querystring_auth or storage.custom_domain:
         return None  # an unsigned URL: S3 would not apply our content type and disposition
@@ -70,9 +77,17 @@ def _signer(storage: Storage) -> S3Storage | None:
     return _storage_signing_for(public, tuple(sorted(options.items())))
 
 
+def _is_s3(storage: Storage) -> TypeGuard[S3Storage]:
+    """Whether `storage` is an S3 storage, without loading boto3: none is before its module is loaded."""
+    module = sys.modules.get(S3_STORAGE_MODULE)
+    return module is not None and isinstance(storage, module.S3Storage)
+
+
 @per_process
 def _storage_signing_for(endpoint_url: str, options: tuple[tuple[str, Any], ...]) -> S3Storage:
     """The same bucket and keys, its URLs naming the public endpoint (a new client costs ~0.1 s: kept)."""
+    from storages.backends.s3 import S3Storage
+
     return S3Storage(**{**dict(options), "endpoint_url": endpoint_url})
 
 

@@ -23,8 +23,9 @@ from typing import Any
 from django.conf import settings
 from pydantic import ValidationError
 
+from creations.compare.planning import needs_sources
 from creations.compare.results import Detail, Failed, Plan
-from creations.models import Artifact, ArtifactKind
+from creations.models import Artifact
 from sandboxes.docker_runtime import DockerSandbox, SandboxError
 from sandboxes.offline import start_offline_sandbox
 
@@ -35,53 +36,13 @@ SCRATCH = "/testbed/compare"
 REPORT_TAIL_BYTES = 4096
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 MAX_DIFF_BYTES = 256 * 1024  # of unified diff kept per file: a page's worth of reading, and then some
-# Text compared line by line up to this size per version (difflib's time grows with the lines that differ).
-MAX_TEXT_BYTES = 4 * 1024 * 1024
 OVERLAY_WIDTH = 1280
 MAX_REPORT_BYTES = 1024 * 1024
-
-PIXEL_KINDS = {ArtifactKind.IMAGE}  # decoded as they are
-PREVIEW_PIXEL_KINDS = {ArtifactKind.VIDEO, ArtifactKind.PDF, ArtifactKind.HTML, ArtifactKind.MAP}  # poster, page, shot
-LINE_KINDS = {ArtifactKind.TEXT, ArtifactKind.MARKDOWN, ArtifactKind.HTML, ArtifactKind.MAP, ArtifactKind.SVG}
-MEDIA_KINDS = {ArtifactKind.VIDEO, ArtifactKind.AUDIO}
 
 
 @cache
 def differ_source() -> str:
     return resources.files("creations.compare").joinpath("sandbox_differ.py").read_text(encoding="utf-8")
-
-
-@dataclass(frozen=True)
-class Planned:
-    plan: Plan
-    note: str = ""  # why less (or nothing) is compared than the kind allows
-
-
-def plan_for(a: Artifact, b: Artifact) -> Planned:
-    """What to compare of two versions of one path, from their kinds and sizes (no byte of them is read)."""
-    if a.kind != b.kind:
-        return Planned(Plan(), note=f"It changed kind ({a.get_kind_display()} → {b.get_kind_display()}).")
-    kind, largest = b.kind, max(a.size, b.size)
-    pixels, note = "", ""
-    if kind in PIXEL_KINDS or kind == ArtifactKind.SVG:
-        pixels = "source"
-    elif kind in PREVIEW_PIXEL_KINDS:
-        if a.preview and b.preview:
-            pixels = "preview"
-        else:
-            note = "No preview picture of both versions to compare."
-    lines = kind in LINE_KINDS and largest <= MAX_TEXT_BYTES
-    if kind in LINE_KINDS and not lines:
-        note = "Too long for a line diff here."
-    plan = Plan(pixels=pixels, svg=kind == ArtifactKind.SVG, lines=lines, media=kind in MEDIA_KINDS)
-    if needs_sources(plan) and largest > settings.PREVIEW_MAX_INPUT_BYTES:  # previews are small: they still go
-        plan = Plan(pixels="preview" if plan.pixels == "preview" else "")
-        note = "Too large to compare here beyond its checksum."
-    return Planned(plan, note=note)
-
-
-def needs_sources(plan: Plan) -> bool:
-    return plan.pixels == "source" or plan.lines or plan.media
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ from django.http import Http404
 
 from creations.access import AnyUser, can_view_creation
 from creations.compare import store
-from creations.compare.differ import plan_for
+from creations.compare.planning import plan_for
 from creations.compare.results import DetailState, FileComparison, FileState, RunComparison
 from creations.models import Artifact, Run
 

@@ -14,11 +14,9 @@ from django.core.cache import cache
 from django.db import transaction
 
 from creations.compare import store
-from creations.compare.differ import DifferSession
 from creations.compare.results import Detail, DetailState, Failed, FileComparison, MediaPair, RunComparison
 from creations.compare.selectors import comparison_files
 from creations.models import Run
-from sandboxes.docker_runtime import SandboxError
 
 logger = logging.getLogger(__name__)
 
@@ -54,6 +52,11 @@ def comparison_compute(*, run_a_id: int, run_b_id: int) -> int:
     runs = Run.objects.in_bulk([run_a_id, run_b_id])
     if run_a_id not in runs or run_b_id not in runs:
         return 0
+    # Imported here, in the worker that compares: the differ brings the Docker client library, which
+    # every web process (asking for comparisons through this module) would otherwise load at start.
+    from creations.compare.differ import DifferSession
+    from sandboxes.docker_runtime import SandboxError
+
     comparison = comparison_files(run_a=runs[run_a_id], run_b=runs[run_b_id])
     todo = [item for item in comparison.changed if item.detail_state == DetailState.PENDING and not _kept(item)]
     made = 0

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from django.core.files.base import ContentFile
 
-from creations.compare.differ import plan_for
+from creations.compare.planning import plan_for
 from creations.compare.results import Detail, PixelDiff
 from creations.compare.store import detail_put
 from creations.models import Artifact, Creation, Run, RunEvent, Visibility
