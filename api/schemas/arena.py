@@ -8,13 +8,14 @@ from typing import Literal
 
 from ninja import Field, Schema
 
+from api.schemas.bodies import RequestBody
 from api.schemas.runs import RunStatusName, VisibilityName
 from api.schemas.text import StoredText
 
 Choice = Literal["A", "B", "C", "D", "tie"]
 
 
-class ComparisonIn(Schema):
+class ComparisonIn(RequestBody):
     """One brief for two to four of the workspace's models; each makes an ordinary run."""
 
     brief: StoredText
@@ -57,7 +58,7 @@ class ComparisonOut(Schema):
     contestants: list[ContestantOut]
 
 
-class VoteIn(Schema):
+class VoteIn(RequestBody):
     winner: Choice = Field(description="The best contestant's letter, or `tie`")
 
 

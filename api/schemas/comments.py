@@ -5,11 +5,12 @@ from datetime import datetime
 from ninja import Field, Schema
 from pydantic import ConfigDict, StrictBool
 
+from api.schemas.bodies import RequestBody
 from api.schemas.text import StoredText
 from creations.comments.models import COMMENT_MAX_CHARS
 
 
-class CommentIn(Schema):
+class CommentIn(RequestBody):
     model_config = ConfigDict(extra="forbid")
 
     text: StoredText = Field(
@@ -20,7 +21,7 @@ class CommentIn(Schema):
     )
 
 
-class CommentEditIn(Schema):
+class CommentEditIn(RequestBody):
     model_config = ConfigDict(extra="forbid")
 
     text: StoredText = Field(description="The comment's new words; members it mentions for the first time are told")

@@ -8,6 +8,7 @@ from typing import Literal
 from ninja import Field, Schema
 from pydantic import ConfigDict
 
+from api.schemas.bodies import RequestBody
 from creations.evaluations.models import Suite
 
 
@@ -24,7 +25,7 @@ class SuiteOut(Schema):
         return suite.uploaded_by.get_username() if suite.uploaded_by is not None else None
 
 
-class EvaluationIn(Schema):
+class EvaluationIn(RequestBody):
     model_config = ConfigDict(extra="forbid")
 
     suite_id: int

@@ -4,10 +4,11 @@ from datetime import datetime
 
 from ninja import Field, Schema
 
+from api.schemas.bodies import RequestBody
 from api.schemas.text import StoredText
 
 
-class MessageIn(Schema):
+class MessageIn(RequestBody):
     text: StoredText = Field(description="What to tell the agent; it reads it before its next model request")
 
 

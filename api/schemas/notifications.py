@@ -6,6 +6,7 @@ from typing import Literal
 from ninja import Field, Schema
 from pydantic import ConfigDict, StrictBool
 
+from api.schemas.bodies import RequestBody
 from creations.notifications.emails import absolute_url
 from creations.notifications.models import Kind, Notification
 
@@ -63,7 +64,7 @@ class NotificationSettingOut(Schema):
     mailed: bool = Field(description="False for kinds never mailed by notifications (an invitation mails itself)")
 
 
-class NotificationSettingIn(Schema):
+class NotificationSettingIn(RequestBody):
     model_config = ConfigDict(extra="forbid")
 
     kind: KindName

@@ -7,6 +7,7 @@ from django.http import HttpRequest
 from django.urls import reverse
 from ninja import Field, Schema
 
+from api.schemas.bodies import RequestBody
 from api.schemas.text import StoredText
 from creations.arena.selectors import model_hidden_from, reason_shown
 from creations.models import Run
@@ -19,7 +20,7 @@ RunStatusName = Literal[
 VisibilityName = Literal["private", "workspace", "public"]
 
 
-class RunIn(Schema):
+class RunIn(RequestBody):
     """What to make, with what, and who sees it. Limits left out take the workspace's defaults."""
 
     brief: StoredText
@@ -37,13 +38,13 @@ class RunIn(Schema):
     max_tokens: int | None = Field(default=None, ge=1)
 
 
-class RefineIn(Schema):
+class RefineIn(RequestBody):
     instruction: StoredText = Field(
         description="What should change, in your own words (the brief and files carry over)"
     )
 
 
-class ForkIn(Schema):
+class ForkIn(RequestBody):
     brief: StoredText
     workspace: StoredText | None = Field(
         default=None, description="Slug of the workspace to fork into (default: the same)"

@@ -6,11 +6,12 @@ from typing import Literal
 from ninja import Field, Schema
 from pydantic import ConfigDict
 
+from api.schemas.bodies import RequestBody
 from api.schemas.text import StoredText
 from creations.schedules.models import Schedule
 
 
-class ScheduleIn(Schema):
+class ScheduleIn(RequestBody):
     """When the creation refreshes, and what each refresh is asked."""
 
     model_config = ConfigDict(extra="forbid")

@@ -6,6 +6,7 @@ from typing import Literal
 from ninja import Field, Schema
 from pydantic import ConfigDict
 
+from api.schemas.bodies import RequestBody
 from api.schemas.text import StoredText
 from creations.sharing.models import ShareLink
 from creations.sharing.selectors import listed_status
@@ -13,7 +14,7 @@ from creations.sharing.selectors import listed_status
 ShareLinkStateName = Literal["active", "expired", "revoked", "inactive"]
 
 
-class ShareLinkIn(Schema):
+class ShareLinkIn(RequestBody):
     """What a new share link shows, and for how long. Every field has a default, so a body that is not
     an object, or names a field not here (a misspelt `expires_in_days`), is refused rather than read
     as "the defaults"."""

@@ -5,12 +5,13 @@ from datetime import datetime
 from ninja import Field, Schema
 from pydantic import ConfigDict
 
+from api.schemas.bodies import RequestBody
 from api.schemas.text import StoredText
 from creations.webhooks.events import WebhookEvent
 from creations.webhooks.models import Webhook
 
 
-class WebhookIn(Schema):
+class WebhookIn(RequestBody):
     """A new webhook: where to POST, and which events."""
 
     model_config = ConfigDict(extra="forbid")
@@ -22,7 +23,7 @@ class WebhookIn(Schema):
     description: StoredText = Field(default="", description="What receives them (100 characters)")
 
 
-class WebhookChange(Schema):
+class WebhookChange(RequestBody):
     """What to change; a field left out is kept."""
 
     model_config = ConfigDict(extra="forbid")

@@ -1,0 +1,25 @@
+"""What every request body the API reads is built on: a JSON object, and nothing else."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ninja import Schema
+from ninja.schema import DjangoGetter
+from pydantic import model_validator
+
+
+class RequestBody(Schema):
+    """A request body. Ninja's schemas read their fields as attributes of whatever they are given (that
+    is how they read Django models), so a bare JSON string sent as a rename's body would have had its
+    `title` read from `str.title`: a body that is not a JSON object is refused, as any body that does
+    not fit its schema is."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _a_json_object(cls, data: Any) -> Any:
+        # Ninja's own validator hands the fields on wrapped in its attribute reader.
+        given = data._obj if isinstance(data, DjangoGetter) else data
+        if not isinstance(given, dict):
+            raise ValueError("The request body must be a JSON object, with the fields this operation documents.")
+        return data

@@ -1,0 +1,55 @@
+"""A request body is a JSON object with the fields the operation documents. Anything else (a bare
+string, a number, a list) is refused as a problem naming what is wrong, and changes nothing: a bare
+string sent to rename a creation used to rename it after the string's `title()`."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from creations.models import Creation, Run, RunMessage
+from tests.support.api import api_as
+from tests.support.factories import ModelEndpointFactory, RunFactory
+from tests.support.fixtures.accounts import Team
+
+pytestmark = pytest.mark.django_db
+
+
+def a_run(team: Team) -> Run:
+    return RunFactory.create(
+        creation__workspace=team.workspace,
+        creation__author=team.owner,
+        creation__title="Poster",
+        creation__model_endpoint=ModelEndpointFactory.create(workspace=team.workspace),
+        finished=True,
+    )
+
+
+@pytest.mark.parametrize("body", ["a new title", 7, ["a new title"], None])
+def test_a_rename_whose_body_is_not_an_object_is_refused_and_keeps_the_title(team: Team, body: object) -> None:
+    run = a_run(team)
+    response = api_as(team.member).post(f"/api/v1/runs/{run.pk}/rename", json.dumps(body))
+    assert response.status_code == 422, response.content
+    assert response["Content-Type"] == "application/problem+json"
+    assert "must be a JSON object" in json.dumps(response.json())
+    run.creation.refresh_from_db()
+    assert run.creation.title == "Poster"
+
+
+def test_runs_and_messages_whose_body_is_not_an_object_are_refused(team: Team) -> None:
+    run = a_run(team)
+    client = api_as(team.member)
+    submitted = client.post(f"/api/v1/workspaces/{team.workspace.slug}/runs", json.dumps("a poster"))
+    message = client.post(f"/api/v1/runs/{run.pk}/messages", json.dumps(["make it red"]))
+    assert [submitted.status_code, message.status_code] == [422, 422]
+    assert Creation.objects.count() == 1
+    assert not RunMessage.objects.exists()
+
+
+def test_an_object_with_the_documented_fields_still_renames(team: Team) -> None:
+    run = a_run(team)
+    response = api_as(team.member).post(f"/api/v1/runs/{run.pk}/rename", {"title": "a new title"})
+    assert response.status_code == 200, response.content
+    run.creation.refresh_from_db()
+    assert run.creation.title == "a new title"
