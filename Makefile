@@ -12,8 +12,8 @@ unexport PYTHONDONTWRITEBYTECODE
 # System parts, installed and started by platform/dev/install-system.sh (one place).
 RUN_SYSTEM := redis docker
 TEST_SYSTEM := postgres redis docker media browser
-# `make test` installs the services first, and the tools the tests use (ffmpeg, Chromium) while the
-# images build, the linters run and mypy checks: what the tests need before they start (TESTS_NEED).
+# `make test` installs the services first, and the tools the tests use (ffmpeg, Chromium) while the sandbox
+# image builds, the linters run and mypy checks: what the tests need before they start (TESTS_NEED).
 TEST_SERVICES := postgres redis docker
 TEST_TOOLS := media browser
 FAST_TEST_SYSTEM := postgres redis media
