@@ -17,12 +17,11 @@ from __future__ import annotations
 
 import argparse
 import os
-import platform
 import statistics
 import sys
 import tempfile
 import time
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -39,7 +38,7 @@ from django.contrib.auth.models import User  # noqa: E402
 from django.core.files.base import ContentFile  # noqa: E402
 from django.utils import timezone  # noqa: E402
 
-from bench.measuring import cpu_snapshot, machine_speed, write_results  # noqa: E402 - beside this file
+from bench.measuring import cpu_snapshot, machine_speed, report_opening, write_results  # noqa: E402 - beside this file
 from creations.artifacts import previews  # noqa: E402
 from creations.models import Artifact, ArtifactKind, Creation, Run, RunStatus  # noqa: E402
 from devstack.databases import throwaway_database  # noqa: E402
@@ -103,11 +102,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rounds", type=int, default=5)
     args = parser.parse_args()
-    report: dict[str, Any] = {
-        "date": datetime.now(UTC).isoformat(timespec="seconds"),
-        "machine": {"cpus": os.cpu_count(), "python": platform.python_version(), "kernel": platform.release()},
-        "speed_before": machine_speed(),
-    }
+    report = report_opening()
     as_now = previews.previewer_source
     before_source = previewer_as_before()
     now_samples: list[dict[str, float]] = []

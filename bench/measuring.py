@@ -29,6 +29,19 @@ def machine() -> dict[str, Any]:
     }
 
 
+def report_opening(**fields: Any) -> dict[str, Any]:
+    """The start of a result file: when, on what (cores, Python, kernel: never the machine's name), the
+    benchmark's own `fields`, and the machine's speed before anything is measured."""
+    from datetime import UTC, datetime
+
+    return {
+        "date": datetime.now(UTC).isoformat(timespec="seconds"),
+        "machine": {"cpus": os.cpu_count(), "python": platform.python_version(), "kernel": platform.release()},
+        **fields,
+        "speed_before": machine_speed(),
+    }
+
+
 def machine_speed() -> float:
     """Seconds for a fixed pure-Python loop: these VMs share their hosts, and
     this tells runs measured on a slow moment from a slower platform."""

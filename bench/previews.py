@@ -20,11 +20,10 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import sys
 import tempfile
 import time
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -42,7 +41,7 @@ from django.core.files.base import ContentFile  # noqa: E402
 from django.db.models import Q  # noqa: E402
 from django.utils import timezone  # noqa: E402
 
-from bench.measuring import machine_speed  # noqa: E402 - beside this file
+from bench.measuring import machine_speed, report_opening  # noqa: E402 - beside this file
 from creations.artifacts import previews  # noqa: E402
 from creations.artifacts.sniff import sniff_bytes  # noqa: E402
 from creations.models import Artifact, Creation, Run, RunStatus  # noqa: E402
@@ -130,12 +129,7 @@ def main() -> None:
     parser.add_argument("--files", type=int, default=1000)
     parser.add_argument("--baseline-files", type=int, default=40)
     args = parser.parse_args()
-    report: dict[str, Any] = {
-        "date": datetime.now(UTC).isoformat(timespec="seconds"),
-        "machine": {"cpus": os.cpu_count(), "python": platform.python_version(), "kernel": platform.release()},
-        "files": args.files,
-        "speed_before": machine_speed(),
-    }
+    report = report_opening(files=args.files)
     with tempfile.TemporaryDirectory(prefix="bench-previews-") as media, throwaway_database(BENCH_DB_SUFFIX):
         settings.MEDIA_ROOT = media
         owner = User.objects.create_user("owner", password="x")  # noqa: S106 - a throwaway database

@@ -17,20 +17,18 @@ from __future__ import annotations
 
 import argparse
 import os
-import platform
 import resource
 import statistics
 import subprocess
 import sys
 import time
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.measuring import machine_speed, write_results  # noqa: E402 - beside this file
+from bench.measuring import machine_speed, report_opening, write_results  # noqa: E402 - beside this file
 
 RESULTS = ROOT / "bench" / "results" / "process_start.json"
 WEB_PROCESS_START = """
@@ -76,11 +74,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rounds", type=int, default=5)
     args = parser.parse_args()
-    report: dict[str, Any] = {
-        "date": datetime.now(UTC).isoformat(timespec="seconds"),
-        "machine": {"cpus": os.cpu_count(), "python": platform.python_version(), "kernel": platform.release()},
-        "speed_before": machine_speed(),
-    }
+    report = report_opening()
     one_start(WEB_PROCESS_START)  # compiled modules written once, before anything is timed
     now, before = [], []
     for _ in range(args.rounds):
