@@ -36,8 +36,10 @@ RUN_QUEUED_MAX_SECONDS = env.float("RUN_QUEUED_MAX_SECONDS", default=3600.0, val
 RUN_QUEUED_MAX_PER_WORKSPACE = env.int("RUN_QUEUED_MAX_PER_WORKSPACE", default=100, validate=Range(min=1))
 # Cancels arrive by Redis pub/sub at once; the database is polled as a fallback.
 RUN_CANCEL_POLL_SECONDS = env.float("RUN_CANCEL_POLL_SECONDS", default=1.0, validate=Range(min=0.05))
-# After a cancel, the output is copied out for at most this long before the sandbox is stopped.
-RUN_CANCEL_GRACE_SECONDS = env.float("RUN_CANCEL_GRACE_SECONDS", default=1.5, validate=Range(min=0))
+# After a cancel, the agent has this long to stop before its sandbox is stopped (and its output
+# lost). Once it has stopped, its output is copied out whatever the time that takes, within the
+# copy's own limits.
+RUN_CANCEL_GRACE_SECONDS = env.float("RUN_CANCEL_GRACE_SECONDS", default=5.0, validate=Range(min=0))
 # Streamed text (command output, model text) is stored every ~100 ms or 8 KB, whichever first.
 RUN_EVENT_COALESCE_SECONDS = env.float("RUN_EVENT_COALESCE_SECONDS", default=0.1, validate=Range(min=0))
 RUN_EVENT_COALESCE_BYTES = env.int("RUN_EVENT_COALESCE_BYTES", default=8192, validate=Range(min=256))

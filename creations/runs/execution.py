@@ -175,6 +175,7 @@ class RunExecution:
         except SandboxStartError as error:
             log.warning("Run %s: no sandbox: %s", self.run.pk, error)
             raise RunSetupError(f"The sandbox could not start: {error}") from error
+        self.supervisor.agent_stopped()
         # The same tokens as its steps' reports, and the last step too when it ended before its reply.
         self.usage = outcome.usage
         if outcome.reason is OutcomeReason.SUBMITTED:

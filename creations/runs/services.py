@@ -163,7 +163,7 @@ def creation_submit(
 
 def run_cancel(*, run: Run, user: AnyUser) -> bool:
     """Ask a run to stop. A queued run ends at once; a started one is stopped by its
-    worker (the sandbox within about 2 s). Returns False when it had already ended.
+    worker (the agent at once, then its output is kept). Returns False when it had already ended.
 
     Who may: `creations.access.can_cancel_run`."""
     membership = membership_to_start_runs(workspace=run.creation.workspace, user=user)

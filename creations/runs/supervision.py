@@ -6,8 +6,10 @@ runs). It beats the heartbeats of all its runs in one UPDATE (so the reaper
 knows the worker is alive), hears cancels on Redis pub/sub (instant) and
 checks the database as a fallback (Redis may be down), and notices when a run
 was ended by someone else (the reaper). Either way it sets the run's `stop`,
-which the agent loop watches, and after a short grace (for copying out what
-was made so far) stops the sandbox itself so a cancelled run never lingers.
+which the agent loop watches. An agent that has not stopped within a short
+grace has its sandbox stopped, so a cancelled run never lingers; once it has
+stopped, what it made is copied out, bounded by the copy's own limits, not by
+the grace, which a loaded machine could spend before the copy ends.
 """
 
 from __future__ import annotations
@@ -58,6 +60,8 @@ class RunSupervisor:
         self.lost = False  # the run was ended elsewhere (reaped)
         self._on_stop_sandbox = on_stop_sandbox
         self._done = threading.Event()
+        self._lock = threading.Lock()
+        self._agent_stopped = False
         self._grace_timer: threading.Timer | None = None
 
     def start(self) -> None:
@@ -66,18 +70,35 @@ class RunSupervisor:
     def close(self) -> None:
         self._done.set()
         _watcher().remove(self)
-        if self._grace_timer is not None:
-            self._grace_timer.cancel()
+        self._disarm()
+
+    def agent_stopped(self) -> None:
+        """The agent has stopped: a cancel no longer stops the sandbox, so its output can be copied."""
+        with self._lock:
+            self._agent_stopped = True
+            if self.lost:  # its sandbox is being stopped, and nothing of it is kept
+                return
+        self._disarm()
 
     def trigger(self, *, lost: bool) -> None:
-        if self.stop.is_set() or self._done.is_set():
-            return
-        self.lost, self.cancelled = lost, not lost
-        self.stop.set()
-        grace = 0.0 if lost else settings.RUN_CANCEL_GRACE_SECONDS
-        self._grace_timer = threading.Timer(grace, self._stop_sandbox)
-        self._grace_timer.daemon = True
-        self._grace_timer.start()
+        with self._lock:
+            if self.stop.is_set() or self._done.is_set():
+                return
+            self.lost, self.cancelled = lost, not lost
+            self.stop.set()
+            if self._agent_stopped and not lost:
+                return
+            # A run ended elsewhere keeps nothing of this worker's: its sandbox stops at once.
+            grace = 0.0 if lost else settings.RUN_CANCEL_GRACE_SECONDS
+            self._grace_timer = threading.Timer(grace, self._stop_sandbox)
+            self._grace_timer.daemon = True
+            self._grace_timer.start()
+
+    def _disarm(self) -> None:
+        with self._lock:
+            timer, self._grace_timer = self._grace_timer, None
+        if timer is not None:
+            timer.cancel()
 
     def _stop_sandbox(self) -> None:
         if not self._done.is_set():
