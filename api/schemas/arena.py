@@ -7,6 +7,7 @@ from datetime import datetime
 from typing import Literal
 
 from ninja import Field, Schema
+from pydantic import StrictBool, StrictInt
 
 from api.schemas.bodies import RequestBody
 from api.schemas.runs import RunStatusName, VisibilityName
@@ -20,16 +21,18 @@ class ComparisonIn(RequestBody):
 
     brief: StoredText
     title: StoredText = Field(default="", max_length=200)
-    model_endpoint_ids: list[int | None] = Field(
+    model_endpoint_ids: list[StrictInt | None] = Field(
         max_length=10, description="Two to four of the workspace's models (GET …/models); null, the demo, is refused"
     )
-    blind: bool = Field(default=False, description="Hide which model made what from each person until they vote")
-    input_ids: list[int] = Field(default_factory=list, max_length=100, description="Uploaded inputs (POST …/inputs)")
-    artifact_ids: list[int] = Field(default_factory=list, max_length=100)
+    blind: StrictBool = Field(default=False, description="Hide which model made what from each person until they vote")
+    input_ids: list[StrictInt] = Field(
+        default_factory=list, max_length=100, description="Uploaded inputs (POST …/inputs)"
+    )
+    artifact_ids: list[StrictInt] = Field(default_factory=list, max_length=100)
     visibility: VisibilityName = "workspace"
-    max_steps: int | None = Field(default=None, ge=1)
-    max_seconds: int | None = Field(default=None, ge=1)
-    max_tokens: int | None = Field(default=None, ge=1)
+    max_steps: StrictInt | None = Field(default=None, ge=1)
+    max_seconds: StrictInt | None = Field(default=None, ge=1)
+    max_tokens: StrictInt | None = Field(default=None, ge=1)
 
 
 class ContestantOut(Schema):

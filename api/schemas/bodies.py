@@ -13,7 +13,10 @@ class RequestBody(Schema):
     """A request body. Ninja's schemas read their fields as attributes of whatever they are given (that
     is how they read Django models), so a bare JSON string sent as a rename's body would have had its
     `title` read from `str.title`: a body that is not a JSON object is refused, as any body that does
-    not fit its schema is."""
+    not fit its schema is.
+
+    Numbers and flags of a body are declared `StrictInt` and `StrictBool`: pydantic would otherwise read
+    `true` as 1 and `"5"` as 5, which the schema the API publishes says are not numbers."""
 
     @model_validator(mode="before")
     @classmethod

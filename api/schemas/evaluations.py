@@ -6,7 +6,7 @@ from datetime import datetime
 from typing import Literal
 
 from ninja import Field, Schema
-from pydantic import ConfigDict
+from pydantic import ConfigDict, StrictInt
 
 from api.schemas.bodies import RequestBody
 from creations.evaluations.models import Suite
@@ -28,8 +28,8 @@ class SuiteOut(Schema):
 class EvaluationIn(RequestBody):
     model_config = ConfigDict(extra="forbid")
 
-    suite_id: int
-    model_endpoint_ids: list[int | None] = Field(
+    suite_id: StrictInt
+    model_endpoint_ids: list[StrictInt | None] = Field(
         description="One to four of the workspace's models (GET …/models); null stands for the demo model, "
         "which is refused: it answers only its recorded briefs"
     )

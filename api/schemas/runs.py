@@ -6,6 +6,7 @@ from typing import Any, Literal
 from django.http import HttpRequest
 from django.urls import reverse
 from ninja import Field, Schema
+from pydantic import StrictInt
 
 from api.schemas.bodies import RequestBody
 from api.schemas.text import StoredText
@@ -25,17 +26,21 @@ class RunIn(RequestBody):
 
     brief: StoredText
     title: StoredText = Field(default="", max_length=200)
-    model_endpoint_id: int | None = Field(default=None, description="A model of the workspace; null: the demo model")
-    input_ids: list[int] = Field(default_factory=list, max_length=100, description="Uploaded inputs (POST …/inputs)")
-    artifact_ids: list[int] = Field(
+    model_endpoint_id: StrictInt | None = Field(
+        default=None, description="A model of the workspace; null: the demo model"
+    )
+    input_ids: list[StrictInt] = Field(
+        default_factory=list, max_length=100, description="Uploaded inputs (POST …/inputs)"
+    )
+    artifact_ids: list[StrictInt] = Field(
         default_factory=list,
         max_length=100,
         description="Artifacts of earlier runs you may see, from any workspace, copied in as inputs",
     )
     visibility: VisibilityName = "workspace"
-    max_steps: int | None = Field(default=None, ge=1)
-    max_seconds: int | None = Field(default=None, ge=1)
-    max_tokens: int | None = Field(default=None, ge=1)
+    max_steps: StrictInt | None = Field(default=None, ge=1)
+    max_seconds: StrictInt | None = Field(default=None, ge=1)
+    max_tokens: StrictInt | None = Field(default=None, ge=1)
 
 
 class RefineIn(RequestBody):

@@ -4,7 +4,7 @@ from datetime import datetime, time
 from typing import Literal
 
 from ninja import Field, Schema
-from pydantic import ConfigDict
+from pydantic import ConfigDict, StrictInt
 
 from api.schemas.bodies import RequestBody
 from api.schemas.text import StoredText
@@ -19,7 +19,7 @@ class ScheduleIn(RequestBody):
     cadence: Literal["daily", "weekly", "cron"]
     instruction: StoredText = Field(description="The standing instruction each refresh refines the latest version with")
     at: time | None = Field(default=None, description="daily and weekly: the time of day, UTC (default 06:00)")
-    weekday: int | None = Field(default=None, description="weekly: 0 (Monday) to 6 (Sunday)")
+    weekday: StrictInt | None = Field(default=None, description="weekly: 0 (Monday) to 6 (Sunday)")
     cron: StoredText = Field(default="", description="cron: five fields, UTC, e.g. 0 6 * * 1-5")
 
 

@@ -4,7 +4,7 @@ from datetime import datetime
 from typing import Literal
 
 from ninja import Field, Schema
-from pydantic import ConfigDict
+from pydantic import ConfigDict, StrictBool, StrictInt
 
 from api.schemas.bodies import RequestBody
 from api.schemas.text import StoredText
@@ -21,12 +21,12 @@ class ShareLinkIn(RequestBody):
 
     model_config = ConfigDict(extra="forbid")
 
-    pin: bool = Field(
+    pin: StrictBool = Field(
         default=False,
         description="Show this run's version only; otherwise (the default) the version the creation shows, "
         "which follows a restore",
     )
-    expires_in_days: int | None = Field(default=None, description="1 to 365; null: until revoked")
+    expires_in_days: StrictInt | None = Field(default=None, description="1 to 365; null: until revoked")
     label: StoredText = Field(default="", description="Who it is for, to tell your links apart (100 characters)")
 
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from ninja import Field, Schema
-from pydantic import ConfigDict
+from pydantic import ConfigDict, StrictBool
 
 from api.schemas.bodies import RequestBody
 from api.schemas.text import StoredText
@@ -31,7 +31,7 @@ class WebhookChange(RequestBody):
     url: StoredText | None = None
     events: list[WebhookEvent] | None = None
     description: StoredText | None = None
-    is_active: bool | None = Field(default=None, description="false: nothing is sent until it is switched on")
+    is_active: StrictBool | None = Field(default=None, description="false: nothing is sent until it is switched on")
 
 
 class WebhookOut(Schema):

@@ -1,6 +1,7 @@
 """A request body is a JSON object with the fields the operation documents. Anything else (a bare
 string, a number, a list) is refused as a problem naming what is wrong, and changes nothing: a bare
-string sent to rename a creation used to rename it after the string's `title()`."""
+string sent to rename a creation used to rename it after the string's `title()`. A number is a JSON
+number and a flag a JSON true or false: `true` for a step limit used to be read as 1, and "5" as 5."""
 
 from __future__ import annotations
 
@@ -53,3 +54,34 @@ def test_an_object_with_the_documented_fields_still_renames(team: Team) -> None:
     assert response.status_code == 200, response.content
     run.creation.refresh_from_db()
     assert run.creation.title == "a new title"
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [("max_steps", True), ("max_steps", "5"), ("max_seconds", "600"), ("max_tokens", True)],
+)
+def test_a_run_whose_numbers_are_not_json_numbers_is_refused_naming_the_field(
+    team: Team, field: str, value: object
+) -> None:
+    response = api_as(team.member).post(
+        f"/api/v1/workspaces/{team.workspace.slug}/runs", {"brief": "a poster", field: value}
+    )
+    assert response.status_code == 422, response.content
+    assert field in json.dumps(response.json())
+    assert not Creation.objects.exists()
+
+
+def test_a_share_link_whose_flag_is_not_true_or_false_is_refused(team: Team) -> None:
+    run = a_run(team)
+    response = api_as(team.owner).post(f"/api/v1/runs/{run.pk}/share-links", {"pin": "yes"})
+    assert response.status_code == 422, response.content
+    assert "pin" in json.dumps(response.json())
+
+
+def test_a_run_with_json_numbers_is_still_taken(team: Team) -> None:
+    response = api_as(team.member).post(
+        f"/api/v1/workspaces/{team.workspace.slug}/runs", {"brief": "a poster", "max_steps": 5, "max_tokens": 9000}
+    )
+    assert response.status_code == 201, response.content
+    creation = Creation.objects.get()
+    assert (creation.max_steps, creation.max_tokens) == (5, 9000)
