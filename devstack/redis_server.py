@@ -10,12 +10,17 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
+
+import redis
+from redis.backoff import NoBackoff
+from redis.retry import Retry
 
 from devstack.ports import free_port, port_open
 from devstack.processes import READY_TIMEOUT, Process, niced, require_executable, wait_for_port
@@ -44,10 +49,23 @@ class RedisServer:
     def stop(self) -> None:
         """Stop it, and wait until its port is closed (a restart then finds it free)."""
         if self._process is not None:
+            if self._process.alive():
+                self._shut_down_now()
             self._process.stop()
         deadline = time.monotonic() + READY_TIMEOUT
         while port_open("127.0.0.1", self.port) and time.monotonic() < deadline:
             time.sleep(0.05)
+
+    def _shut_down_now(self) -> None:
+        # Redis acts on SIGTERM at its next timer tick, a tenth of a second away at its default
+        # rate, and a suite stops about two hundred of these; the SHUTDOWN command it acts on at once.
+        # It keeps no files, so nothing is lost; if it cannot be asked, the signal still ends it.
+        client = redis.Redis(
+            host="127.0.0.1", port=self.port, socket_timeout=1, socket_connect_timeout=1, retry=Retry(NoBackoff(), 0)
+        )
+        with contextlib.suppress(redis.RedisError, OSError):
+            client.shutdown(nosave=True)
+        client.close()
 
     def restart(self, *, down_for: float = 0.0) -> None:
         self.stop()
