@@ -2,7 +2,6 @@
 
 from collections.abc import Iterator
 from typing import Any
-from uuid import uuid4
 
 import pytest
 
@@ -23,7 +22,7 @@ pytest_plugins = [
     "tests.support.fixtures.docker_engine",  # a second Docker + gVisor engine: a stand-in for a second worker host
     "tests.support.fixtures.workers",  # under pytest-xdist, a Redis server of each worker's own
     "tests.support.fixtures.role_world",  # the role matrices' world, once per module
-    "tests.support.fixtures.rate_limits",  # the rate limiter's clock, held still
+    "tests.support.fixtures.rate_limits",  # the rate limiter: counted per test, its clock held still
 ]
 
 
@@ -61,15 +60,6 @@ def _run_events_match_their_schema(settings: Any) -> None:
     development (the stack's processes get the same in devstack.stack.PROCESS_ENV). A fixture, not
     test settings: those change only what makes tests fast."""
     settings.RUN_EVENT_SCHEMA_STRICT = True
-
-
-@pytest.fixture(autouse=True)
-def _rate_limits_counted_per_test(settings: Any) -> None:
-    """Each test counts its own sign-ups and submissions, under a key prefix of its own in the
-    rate-limit cache: the limits stay on, but neither the tests before it nor another suite
-    running on the same machine (one Redis, one client address) can push it past one."""
-    caches = settings.CACHES
-    settings.CACHES = {**caches, "ratelimit": {**caches["ratelimit"], "KEY_PREFIX": f"test-{uuid4().hex}"}}
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
