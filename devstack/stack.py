@@ -8,7 +8,8 @@ database and a Redis given to them.
   the artifacts' origins for a daphne on a port.
 - `web_process()`, `worker_process()`, `beat_process()`: one program each, to start (`Process`).
 - `stack_running(base, database_url=...)`: the whole stack — a Redis of its own, daphne, a worker
-  and beat — started with its files in `base`, this process enqueueing to its Redis meanwhile.
+  and beat — started with its files in `base` (the static files, `collected_static()`, once per
+  process for all its stacks), this process enqueueing to its Redis meanwhile.
   When the block ends every process is stopped (SIGTERM, then SIGKILL), then the Redis, and this
   process is pointed back at the Redis it used.
 - `AtelierServer`: a running stack: its addresses, a signed-in session's cookie, and its workers
@@ -17,10 +18,13 @@ database and a Redis given to them.
 
 from __future__ import annotations
 
+import atexit
 import os
 import secrets
+import shutil
 import subprocess
 import sys
+import tempfile
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -30,6 +34,7 @@ from typing import Any
 from devstack.ports import free_port
 from devstack.processes import ROOT, Process, niced, venv_executable, wait_for_log, wait_for_port
 from devstack.redis_server import RedisServer, this_process_on
+from sandboxes.per_process import per_process
 
 # Knobs for a stack's processes: fast reaping, fast polling; nothing that makes them less real.
 PROCESS_ENV = {
@@ -203,20 +208,34 @@ class AtelierServer:
         return "\n".join(f"--- {name} ---\n{proc.log_tail()}" for name, proc in self.processes.items())
 
 
+@per_process
+def collected_static() -> Path:
+    """The platform's static files, collected once per process into a folder removed when it exits:
+    they are the checkout's, the same for every stack, and collecting them costs a Django start and
+    about four CPU-seconds, which a test session paid for each of its stacks."""
+    root = Path(tempfile.mkdtemp(prefix="atelier-static-"))
+    atexit.register(shutil.rmtree, root, True)
+    collectstatic = [sys.executable, "manage.py", "collectstatic", "--noinput", "-v0"]
+    env = {**os.environ, **PROCESS_ENV, "DJANGO_SETTINGS_MODULE": SETTINGS_MODULE, "STATIC_ROOT": str(root)}
+    subprocess.run(collectstatic, cwd=ROOT, env=env, check=True)
+    return root
+
+
 @contextmanager
 def stack_running(
     base: Path, *, database_url: str, env_overrides: Mapping[str, str] | None = None, worker_threads: int = 12
 ) -> Iterator[AtelierServer]:
     """daphne, a worker of `worker_threads` threads and beat, on `database_url` and a Redis of their
-    own, with `env_overrides` on top of `stack_env` (another storage, say); their logs, media and
-    static files in `base`. This process enqueues to their Redis meanwhile. `Missing` when
+    own, with `env_overrides` on top of `stack_env` (another storage, say); their logs and media in
+    `base`, the static files this process collected. This process enqueues to their Redis meanwhile. `Missing` when
     redis-server is not installed."""
     redis_server = RedisServer(base)
     media_root = base / "media"
     media_root.mkdir()
     port = free_port()
     host_id = f"stack-{secrets.token_hex(4)}"  # its janitor sweeps only this stack's sandboxes
-    overrides = {"STATIC_ROOT": str(base / "static"), "SANDBOX_HOST_ID": host_id, **(env_overrides or {})}
+    overrides = {"SANDBOX_HOST_ID": host_id, **(env_overrides or {})}
+    overrides.setdefault("STATIC_ROOT", str(collected_static()))
     env = stack_env(
         database_url=database_url,
         media_root=media_root,
@@ -237,8 +256,6 @@ def stack_running(
         },
     )
     with redis_server, this_process_on(redis_server.url):
-        collectstatic = [sys.executable, "manage.py", "collectstatic", "--noinput", "-v0"]
-        subprocess.run(collectstatic, cwd=ROOT, env=env, check=True)
         try:
             server.start()
             yield server
