@@ -2,11 +2,23 @@
 
 from __future__ import annotations
 
-from typing import Any
+from datetime import time
+from typing import Annotated, Any
 
 from ninja import Schema
 from ninja.schema import DjangoGetter
-from pydantic import model_validator
+from pydantic import BeforeValidator, model_validator
+
+
+def _written_as_text(value: Any) -> Any:
+    # pydantic would read a number as that many seconds past midnight; the published schema says a
+    # time of day is a string.
+    if isinstance(value, str | time):
+        return value
+    raise ValueError("A time of day is written as text, as HH:MM.")
+
+
+TimeOfDay = Annotated[time, BeforeValidator(_written_as_text)]
 
 
 class RequestBody(Schema):
@@ -15,8 +27,9 @@ class RequestBody(Schema):
     `title` read from `str.title`: a body that is not a JSON object is refused, as any body that does
     not fit its schema is.
 
-    Numbers and flags of a body are declared `StrictInt` and `StrictBool`: pydantic would otherwise read
-    `true` as 1 and `"5"` as 5, which the schema the API publishes says are not numbers."""
+    Numbers and flags of a body are declared `StrictInt` and `StrictBool`, and times of day `TimeOfDay`:
+    pydantic would otherwise read `true` as 1, `"5"` as 5 and `5` as 00:00:05, none of which the schema
+    the API publishes allows."""
 
     @model_validator(mode="before")
     @classmethod

@@ -1,12 +1,12 @@
 from __future__ import annotations
 
-from datetime import datetime, time
+from datetime import datetime
 from typing import Literal
 
 from ninja import Field, Schema
 from pydantic import ConfigDict, StrictInt
 
-from api.schemas.bodies import RequestBody
+from api.schemas.bodies import RequestBody, TimeOfDay
 from api.schemas.text import StoredText
 from creations.schedules.models import Schedule
 
@@ -18,7 +18,7 @@ class ScheduleIn(RequestBody):
 
     cadence: Literal["daily", "weekly", "cron"]
     instruction: StoredText = Field(description="The standing instruction each refresh refines the latest version with")
-    at: time | None = Field(default=None, description="daily and weekly: the time of day, UTC (default 06:00)")
+    at: TimeOfDay | None = Field(default=None, description="daily and weekly: the time of day, UTC (default 06:00)")
     weekday: StrictInt | None = Field(default=None, description="weekly: 0 (Monday) to 6 (Sunday)")
     cron: StoredText = Field(default="", description="cron: five fields, UTC, e.g. 0 6 * * 1-5")
 

@@ -10,6 +10,7 @@ import json
 import pytest
 
 from creations.models import Creation, Run, RunMessage
+from creations.schedules.models import Schedule
 from tests.support.api import api_as
 from tests.support.factories import ModelEndpointFactory, RunFactory
 from tests.support.fixtures.accounts import Team
@@ -85,3 +86,23 @@ def test_a_run_with_json_numbers_is_still_taken(team: Team) -> None:
     assert response.status_code == 201, response.content
     creation = Creation.objects.get()
     assert (creation.max_steps, creation.max_tokens) == (5, 9000)
+
+
+@pytest.mark.parametrize("at", [5, 3600.5])
+def test_a_schedule_whose_time_of_day_is_a_number_is_refused(team: Team, at: object) -> None:
+    run = a_run(team)
+    response = api_as(team.owner).send(
+        "PUT", f"/api/v1/runs/{run.pk}/schedule", {"cadence": "daily", "instruction": "add today's", "at": at}
+    )
+    assert response.status_code == 422, response.content
+    assert "written as text" in json.dumps(response.json())
+    assert not Schedule.objects.exists()
+
+
+def test_a_schedule_at_a_time_of_day_written_as_text_is_set(team: Team) -> None:
+    run = a_run(team)
+    response = api_as(team.owner).send(
+        "PUT", f"/api/v1/runs/{run.pk}/schedule", {"cadence": "daily", "instruction": "add today's", "at": "07:30"}
+    )
+    assert response.status_code == 200, response.content
+    assert Schedule.objects.get().cron.startswith("30 7 ")
