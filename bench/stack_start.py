@@ -17,7 +17,6 @@ import argparse
 import os
 import resource
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -34,7 +33,7 @@ django.setup()
 
 from bench.measuring import machine_speed, report_opening, write_results  # noqa: E402 - beside this file
 from devstack.databases import database_url, throwaway_database  # noqa: E402
-from devstack.stack import PROCESS_ENV, SETTINGS_MODULE, collected_static, stack_running  # noqa: E402
+from devstack.stack import collect_static, collected_static, stack_running  # noqa: E402
 
 RESULTS = ROOT / "bench" / "results" / "stack_start.json"
 BENCH_DB_SUFFIX = "_bench_stack_start"
@@ -45,18 +44,13 @@ def children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def collected_here(base: Path) -> str:
-    """The baseline: this stack's own static files, collected for it."""
-    root = base / "static"
-    env = {**os.environ, **PROCESS_ENV, "DJANGO_SETTINGS_MODULE": SETTINGS_MODULE, "STATIC_ROOT": str(root)}
-    subprocess.run([sys.executable, "manage.py", "collectstatic", "--noinput", "-v0"], cwd=ROOT, env=env, check=True)
-    return str(root)
-
-
 def one_stack(base: Path, *, shared_static: bool) -> dict[str, float]:
     base.mkdir()
     cpu_before, started = children_cpu(), time.perf_counter()
-    overrides = {} if shared_static else {"STATIC_ROOT": collected_here(base)}
+    overrides: dict[str, str] = {}
+    if not shared_static:  # the baseline: this stack's own static files, collected for it
+        collect_static(base / "static")
+        overrides["STATIC_ROOT"] = str(base / "static")
     with stack_running(base, database_url=database_url(), env_overrides=overrides):
         ready = time.perf_counter() - started
     return {"seconds_to_ready": ready, "cpu_s": children_cpu() - cpu_before}

@@ -208,16 +208,21 @@ class AtelierServer:
         return "\n".join(f"--- {name} ---\n{proc.log_tail()}" for name, proc in self.processes.items())
 
 
-@per_process
-def collected_static() -> Path:
-    """The platform's static files, collected once per process into a folder removed when it exits:
-    they are the checkout's, the same for every stack, and collecting them costs a Django start and
-    about four CPU-seconds, which a test session paid for each of its stacks."""
-    root = Path(tempfile.mkdtemp(prefix="atelier-static-"))
-    atexit.register(shutil.rmtree, root, True)
+def collect_static(root: Path) -> None:
+    """The platform's static files, collected into `root` as a stack's daphne serves them."""
     collectstatic = [sys.executable, "manage.py", "collectstatic", "--noinput", "-v0"]
     env = {**os.environ, **PROCESS_ENV, "DJANGO_SETTINGS_MODULE": SETTINGS_MODULE, "STATIC_ROOT": str(root)}
     subprocess.run(collectstatic, cwd=ROOT, env=env, check=True)
+
+
+@per_process
+def collected_static() -> Path:
+    """The static files, collected once per process into a folder removed when it exits: they are
+    the checkout's, the same for every stack, and collecting them costs a Django start and about
+    four CPU-seconds, which a test session paid for each of its stacks."""
+    root = Path(tempfile.mkdtemp(prefix="atelier-static-"))
+    atexit.register(shutil.rmtree, root, True)
+    collect_static(root)
     return root
 
 
@@ -227,8 +232,8 @@ def stack_running(
 ) -> Iterator[AtelierServer]:
     """daphne, a worker of `worker_threads` threads and beat, on `database_url` and a Redis of their
     own, with `env_overrides` on top of `stack_env` (another storage, say); their logs and media in
-    `base`, the static files this process collected. This process enqueues to their Redis meanwhile. `Missing` when
-    redis-server is not installed."""
+    `base`, and the static files this process collected. This process enqueues to their Redis
+    meanwhile. `Missing` when redis-server is not installed."""
     redis_server = RedisServer(base)
     media_root = base / "media"
     media_root.mkdir()
