@@ -52,7 +52,7 @@ def machine_speed() -> float:
     return round(time.perf_counter() - started, 3)
 
 
-def _machine_cpu_seconds() -> float:
+def machine_cpu_seconds() -> float:
     """CPU seconds every process of the machine has used since boot (all but idle and iowait)."""
     fields = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
     return (sum(fields) - fields[3] - fields[4]) / os.sysconf("SC_CLK_TCK")
@@ -65,11 +65,11 @@ class PhaseLoad:
 
     def __init__(self) -> None:
         self._started = time.monotonic()
-        self._cpu = _machine_cpu_seconds()
+        self._cpu = machine_cpu_seconds()
 
     def record(self) -> dict[str, float]:
         elapsed = max(time.monotonic() - self._started, 1e-6)
-        busy = (_machine_cpu_seconds() - self._cpu) / (elapsed * (os.cpu_count() or 1))
+        busy = (machine_cpu_seconds() - self._cpu) / (elapsed * (os.cpu_count() or 1))
         one, five, _ = os.getloadavg()
         return {
             "cpu_busy_fraction": round(min(busy, 1.0), 2),
@@ -109,7 +109,7 @@ def _sandbox_cpuacct() -> tuple[Path, ...]:
 def cpu_snapshot(pids: dict[str, int]) -> dict[str, float]:
     """CPU seconds used so far: the whole machine, some processes, Docker's containers."""
     ticks = os.sysconf("SC_CLK_TCK")
-    snapshot = {"machine": _machine_cpu_seconds()}
+    snapshot = {"machine": machine_cpu_seconds()}
     for name, pid in pids.items():
         try:
             stat = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()

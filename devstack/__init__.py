@@ -3,7 +3,8 @@ exercise the real thing. Each launcher is a context manager (or has `start()`/`s
 it starts is stopped when its block ends, however it ends.
 
 - `databases`: a PostgreSQL database of a benchmark's own, created and dropped (`throwaway_database`),
-  and the `database_url` that points a stack's processes at a database.
+  and the `database_url` that points a stack's processes at a database; `migrated_template`: the
+  migrated database that test and benchmark databases are copied from.
 - `redis_server`: a throwaway redis-server on a free port (`RedisServer`), and pointing this process
   (Django's settings, Celery, the channel layers) at it.
 - `scripted_model` (with `model_script`): an OpenAI-compatible model server that plays a script.

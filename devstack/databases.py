@@ -3,7 +3,7 @@
 - `database_url()`: DATABASE_URL for the database this process is connected to (the tests' test
   database, a benchmark's throwaway one), for the stack's processes to use the same.
 - `throwaway_database(suffix)`: a database made for one benchmark and dropped after it, this
-  process connected to it meanwhile.
+  process connected to it meanwhile (a copy of the migrated template: `migrated_template`).
 - `disconnect_others()`: end the other connections to this process's database, so it can be dropped.
 """
 
@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from devstack import Missing
+from devstack.migrated_template import use_migrated_template
 
 NEEDS_POSTGRESQL = "PostgreSQL: set DATABASE_URL (as `make pytest` and `make bench` do)"
 
@@ -57,6 +58,7 @@ def throwaway_database(suffix: str) -> Iterator[None]:
     require_postgresql()
     name = f"{settings.DATABASES['default']['NAME']}{suffix}"
     settings.DATABASES["default"].setdefault("TEST", {})["NAME"] = name
+    use_migrated_template()
     connection.creation.create_test_db(verbosity=0, autoclobber=True, serialize=False)
     try:
         yield

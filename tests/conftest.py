@@ -1,11 +1,14 @@
 """Suite-wide fixtures. Area-specific fixtures live in tests/support/fixtures/ (pytest plugins)."""
 
+import tempfile
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from devstack.databases import disconnect_others
+from devstack.migrated_template import use_migrated_template
 from tests.support import IN_CI, flush_retry
 from tests.support.fixtures.workers import number_rows_for_worker, worker_number
 
@@ -31,6 +34,14 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 @pytest.fixture(scope="session")
+def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix: None, django_db_blocker: Any) -> None:
+    """Each process's test database (a worker's, under pytest-xdist) is a copy of one migrated
+    template, built by the first process that needs it: `make test` migrates once, not five times."""
+    with django_db_blocker.unblock():
+        use_migrated_template()
+
+
+@pytest.fixture(scope="session")
 def django_db_setup(django_db_setup: None, django_db_blocker: Any, request: pytest.FixtureRequest) -> Iterator[None]:
     """pytest-django's test database, whose teardown cannot drop it while
     connections of other threads (Channels' sync-to-async pool, agent threads)
@@ -48,10 +59,16 @@ def django_db_setup(django_db_setup: None, django_db_blocker: Any, request: pyte
         disconnect_others()
 
 
+@pytest.fixture(scope="session")
+def _media_roots(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("media")
+
+
 @pytest.fixture(autouse=True)
-def _media_in_tmp(settings: Any, tmp_path_factory: pytest.TempPathFactory) -> None:
-    """Each test stores files in a temporary media root."""
-    settings.MEDIA_ROOT = tmp_path_factory.mktemp("media")
+def _media_in_tmp(settings: Any, _media_roots: Path) -> None:
+    """Each test stores files in a temporary media root: one folder for them all, as pytest's
+    numbered folders are found by listing every entry of theirs, thousands of tests later."""
+    settings.MEDIA_ROOT = Path(tempfile.mkdtemp(dir=_media_roots))
 
 
 @pytest.fixture(autouse=True)
