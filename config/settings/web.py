@@ -47,6 +47,10 @@ RUN_PAGE_ARTIFACTS = env.int("RUN_PAGE_ARTIFACTS", default=24, validate=Range(mi
 # each tool bounded in time, the sandbox in memory, each file it returns in size,
 # and all of a run's previews in time (the files left past it get none).
 PREVIEW_TIMEOUT = env.float("PREVIEW_TIMEOUT", default=30.0, validate=Range(min=1))  # s per tool
+# A markdown or code rendering is one parse of at most ARTIFACT_INLINE_RENDER_MAX_BYTES, about a second
+# for the largest; one that takes longer is a file made to stall the parser, and the run it came with
+# waits for it to be stopped. Never more than PREVIEW_TIMEOUT.
+PREVIEW_DOCUMENT_TIMEOUT = env.float("PREVIEW_DOCUMENT_TIMEOUT", default=10.0, validate=Range(min=1))  # s per document
 PREVIEW_RUN_SECONDS = env.float("PREVIEW_RUN_SECONDS", default=300.0, validate=Range(min=1))  # s per run
 PREVIEW_MEMORY_BYTES = env.int("PREVIEW_MEMORY_BYTES", default=1024 * 1024 * 1024, validate=Range(min=64 * 1024 * 1024))
 PREVIEW_MAX_INPUT_BYTES = env.int("PREVIEW_MAX_INPUT_BYTES", default=200 * 1024 * 1024, validate=Range(min=1))

@@ -216,6 +216,7 @@ def previewer_argv(seconds: float) -> list[str]:
         "python3", "-I", "-c", previewer_source(), f"{SCRATCH}/in/jobs.json", f"{SCRATCH}/out",
         str(settings.PREVIEW_WIDTH), str(settings.PREVIEW_TIMEOUT), f"{seconds:.1f}",
         str(settings.PREVIEW_OUTPUT_MAX_BYTES), str(settings.PREVIEW_PDF_PAGES), str(settings.PREVIEW_PDF_PAGE_PIXELS),
+        str(min(settings.PREVIEW_TIMEOUT, settings.PREVIEW_DOCUMENT_TIMEOUT)),
     ]  # fmt: skip
 
 

@@ -36,10 +36,10 @@ import time
 from typing import Any
 
 # Arguments: the jobs file, output folder, preview width, seconds per tool, seconds for the whole batch,
-# the largest file kept, a PDF's pages drawn and their pixels on the longer side. KIND, SOURCE, OUT
-# and NAME are the current job's.
+# the largest file kept, a PDF's pages drawn and their pixels on the longer side, and seconds per
+# document (a markdown or code rendering). KIND, SOURCE, OUT and NAME are the current job's.
 KIND, SOURCE, OUT, NAME, OUTPUT_ROOT = "", "", "", "", ""
-WIDTH, TOOL_TIMEOUT, OUTPUT_MAX_BYTES = 640, 30.0, 32 * 1024 * 1024
+WIDTH, TOOL_TIMEOUT, DOCUMENT_TIMEOUT, OUTPUT_MAX_BYTES = 640, 30.0, 10.0, 32 * 1024 * 1024
 PDF_PAGES, PDF_PAGE_PIXELS = 30, 1600
 MAX_IMAGE_PIXELS = 80_000_000  # larger images are refused (decompression bombs)
 MARKDOWN_EXTENSIONS = ["extra", "sane_lists", "codehilite", "toc"]
@@ -211,7 +211,7 @@ def markdown_document():
 
     if "markdown" not in REUSED:
         REUSED["markdown"] = markdown.Markdown(extensions=MARKDOWN_EXTENSIONS, extension_configs=MARKDOWN_CONFIG)
-    signal.alarm(max(1, int(TOOL_TIMEOUT)))  # Python-Markdown is quadratic on some input: stop it, as a tool
+    signal.alarm(max(1, int(DOCUMENT_TIMEOUT)))  # Python-Markdown is quadratic on some input: stop it
     write_document(REUSED["markdown"].reset().convert(read_text()))
 
 
@@ -222,7 +222,7 @@ def code_document():
 
     if "formatter" not in REUSED:
         REUSED["formatter"] = HtmlFormatter(cssclass="highlight", linenos=False, wrapcode=True)
-    signal.alarm(max(1, int(TOOL_TIMEOUT)))  # some lexers' patterns backtrack badly: stop them, as a tool
+    signal.alarm(max(1, int(DOCUMENT_TIMEOUT)))  # some lexers' patterns backtrack badly: stop them
     text = read_text()
     # The lexer for a name's extension (or the whole name: Makefile) is looked up once per batch.
     extension = os.path.splitext(NAME)[1].lower() or NAME
@@ -252,7 +252,7 @@ WATCH_SECONDS = 0.25  # how often the parent looks at its child's progress
 def job_seconds(job):
     """How long one job may take: media may run up to three tools in a row (MIDI: synthesize, encode,
     draw); a document is one parse."""
-    return (1 if job["kind"] in DOCUMENT_KINDS else 3) * TOOL_TIMEOUT + 10
+    return (DOCUMENT_TIMEOUT if job["kind"] in DOCUMENT_KINDS else 3 * TOOL_TIMEOUT) + 10
 
 
 def make(job):
@@ -364,12 +364,13 @@ def run_batch(jobs, deadline):
 
 
 def main():
-    global WIDTH, TOOL_TIMEOUT, OUTPUT_MAX_BYTES, OUTPUT_ROOT, PDF_PAGES, PDF_PAGE_PIXELS  # read by the makers
+    global WIDTH, TOOL_TIMEOUT, DOCUMENT_TIMEOUT, OUTPUT_MAX_BYTES, OUTPUT_ROOT, PDF_PAGES, PDF_PAGE_PIXELS
     jobs_file, OUTPUT_ROOT = sys.argv[1], sys.argv[2]
     WIDTH, TOOL_TIMEOUT = int(sys.argv[3]), float(sys.argv[4])
     deadline = time.monotonic() + float(sys.argv[5])
     OUTPUT_MAX_BYTES = int(sys.argv[6])
     PDF_PAGES, PDF_PAGE_PIXELS = int(sys.argv[7]), int(sys.argv[8])
+    DOCUMENT_TIMEOUT = float(sys.argv[9])
     shutil.rmtree(OUTPUT_ROOT, ignore_errors=True)  # what the previous batch left
     os.makedirs(OUTPUT_ROOT)
     with open(jobs_file, encoding="utf-8") as handle:
