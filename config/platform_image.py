@@ -2,7 +2,7 @@
 
 Each is tagged by a hash of its inputs and skipped when up to date, and built as
 the sandbox image is (sandboxes/image.py, whose parts this reuses): `FROM` a slim
-Debian Python image pulled from a registry or, offline, the debootstrap bookworm
+Debian Python image pulled from a registry or, offline, the mmdebstrap bookworm
 base imported into Docker; Python packages downloaded on this machine as wheels
 and installed with `pip install --no-index`, so the build needs no package index.
 
@@ -25,6 +25,7 @@ import docker
 from django.conf import settings
 
 from sandboxes.image import (
+    OFFLINE_BASE_RECIPE,
     BuildOutcome,
     ImageBuildError,
     Log,
@@ -104,6 +105,7 @@ def _digest(parts: Iterator[tuple[str, bytes]]) -> str:
 
 def platform_image_tag() -> str:
     def parts() -> Iterator[tuple[str, bytes]]:
+        yield "base", OFFLINE_BASE_RECIPE.encode()  # an image built on an older base is not up to date
         yield "Dockerfile", (PLATFORM_DOCKERFILE_DIR / "Dockerfile").read_bytes()
         yield "requirements.txt", platform_requirements().encode()
         for name, path in platform_files():
@@ -115,6 +117,7 @@ def platform_image_tag() -> str:
 def store_image_tag() -> str:
     parts = iter(
         [
+            ("base", OFFLINE_BASE_RECIPE.encode()),
             ("Dockerfile", (STORE_DOCKERFILE_DIR / "Dockerfile").read_bytes()),
             ("requirement", store_requirement().encode()),
         ]

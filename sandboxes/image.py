@@ -2,8 +2,8 @@
 
 Two paths share one Dockerfile (platform/sandbox/Dockerfile):
 - normal: `FROM` a slim Debian-based Python image pulled from a registry;
-- offline: a debootstrap bookworm (minbase) root filesystem imported into
-  Docker, for machines that reach Debian and PyPI but no container registry.
+- offline: a minimal bookworm root filesystem (mmdebstrap's minbase) imported
+  into Docker, for machines that reach Debian and PyPI but no container registry.
 Python packages are always downloaded on the host as wheels into a cache
 directory and installed with `pip install --no-index`, so the build itself
 needs no package index (and works where TLS inside containers does not); the
@@ -16,6 +16,7 @@ The deployment's images are built with the same parts (config/platform_image.py)
 from __future__ import annotations
 
 import base64
+import contextlib
 import hashlib
 import shutil
 import subprocess
@@ -34,8 +35,8 @@ from django.conf import settings
 SANDBOX_SOURCE_DIR = Path(settings.BASE_DIR) / "platform" / "sandbox"
 OFFLINE_MAP_MODULE = Path(__file__).resolve().parent / "image_assets" / "offline_map.py"
 NPM_TARBALL_MAX_BYTES = 64 << 20  # the base map's tarballs are a few MB
-# Bump when the debootstrap recipe changes, so cached bases are rebuilt.
-OFFLINE_BASE_RECIPE = "debootstrap --variant=minbase bookworm v1"
+# Bump when the base's recipe changes, so cached bases are rebuilt.
+OFFLINE_BASE_RECIPE = "mmdebstrap --variant=minbase bookworm v1"
 
 Log = Callable[[str], None]
 
@@ -61,7 +62,8 @@ def _image_inputs() -> list[Path]:
 
 
 def inputs_hash() -> str:
-    digest = hashlib.sha256()
+    # The offline base's recipe too: an image built on an older base is not up to date.
+    digest = hashlib.sha256(f"base\0{OFFLINE_BASE_RECIPE}\0".encode())
     for path in _image_inputs():
         digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
     return digest.hexdigest()[:16]
@@ -171,31 +173,38 @@ def _ensure_npm_assets(cache: Path, log: Log) -> Path:
 
 
 def ensure_offline_base(client: docker.DockerClient, cache: Path, log: Log) -> str:
+    """A minimal bookworm (mmdebstrap's minbase) imported into Docker, unless one of this recipe exists.
+    mmdebstrap fetches the packages in parallel through apt and writes the root filesystem as a tar
+    stream straight into `docker import`: quicker than debootstrap into a folder to tar up, and a third
+    less CPU (bench/offline_base.py)."""
     recipe = f"{OFFLINE_BASE_RECIPE} {settings.SANDBOX_DEBIAN_MIRROR}"
     tag = f"{settings.SANDBOX_IMAGE_REPOSITORY}-base:bookworm-{hashlib.sha256(recipe.encode()).hexdigest()[:12]}"
     if image_exists(client, tag):
         log(f"Base image {tag} is up to date.")
         return tag
-    if shutil.which("debootstrap") is None:
-        raise ImageBuildError("debootstrap is not installed (apt-get install debootstrap).")
-    rootfs = cache / "rootfs"
-    shutil.rmtree(rootfs, ignore_errors=True)
-    _run(
-        ["debootstrap", "--variant=minbase", "bookworm", str(rootfs), settings.SANDBOX_DEBIAN_MIRROR],
-        log,
-        "debootstrap",
-    )
-    log(f"Importing {rootfs} as {tag}")
-    tar = subprocess.Popen(["tar", "-C", str(rootfs), "-c", "."], stdout=subprocess.PIPE)
-    assert tar.stdout is not None
-    try:
-        client.api.import_image_from_stream(tar.stdout, repository=tag.split(":")[0], tag=tag.split(":")[1])
-    finally:
-        tar.stdout.close()
-        tar.wait()
+    if shutil.which("mmdebstrap") is None:
+        raise ImageBuildError("mmdebstrap is not installed (apt-get install mmdebstrap).")
+    log(f"mmdebstrap bookworm into {tag}")
+    errors = cache / "mmdebstrap.log"
+    with errors.open("wb") as stderr:
+        bootstrap = subprocess.Popen(
+            ["mmdebstrap", "--variant=minbase", "--format=tar", "bookworm", "-", settings.SANDBOX_DEBIAN_MIRROR],
+            stdout=subprocess.PIPE,
+            stderr=stderr,
+        )
+        assert bootstrap.stdout is not None
+        try:
+            client.api.import_image_from_stream(bootstrap.stdout, repository=tag.split(":")[0], tag=tag.split(":")[1])
+        finally:
+            bootstrap.stdout.close()
+            bootstrap.wait()
+    if bootstrap.returncode != 0:
+        with contextlib.suppress(docker.errors.ImageNotFound):
+            client.images.remove(tag, force=True)  # what a broken stream left is not a base
+        tail = errors.read_text(errors="replace").strip()[-2000:]
+        raise ImageBuildError(f"mmdebstrap failed (exit {bootstrap.returncode}): {tail}")
     if not image_exists(client, tag):
-        raise ImageBuildError("docker import of the debootstrap base did not produce an image.")
-    shutil.rmtree(rootfs, ignore_errors=True)
+        raise ImageBuildError("docker import of the mmdebstrap base did not produce an image.")
     return tag
 
 
@@ -265,8 +274,8 @@ def build_sandbox_image(*, offline: bool, force: bool = False, log: Log = print)
     cache.mkdir(parents=True, exist_ok=True)
     (cache / ".gitignore").write_text("*\n")  # a cache, never committed
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="offline-base") as beside:
-        # On a fresh machine the debootstrap base (Debian's mirror, then dpkg) and the wheels (PyPI, then
-        # pip building the few sdists) each take a minute or so, and neither needs the other.
+        # On a fresh machine the base (Debian's mirror, then dpkg) and the wheels (PyPI, then pip building
+        # the few sdists) each take half a minute or so, and neither needs the other.
         base = beside.submit(ensure_offline_base, client, cache, log) if offline else None
         wheels = ensure_wheels(cache, SANDBOX_SOURCE_DIR / "requirements.txt", log)
         assets = _ensure_assets(cache, log)

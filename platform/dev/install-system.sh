@@ -70,7 +70,7 @@ install_docker() {
     echo "deb http://deb.debian.org/debian bookworm-backports main" | $SUDO tee /etc/apt/sources.list.d/backports.list >/dev/null
     APT_UPDATED=""
   fi
-  apt_install docker.io iptables iproute2 debootstrap
+  apt_install docker.io iptables iproute2 mmdebstrap
   if ! dpkg-query -W -f='${Version}' runsc 2>/dev/null | grep -q '^0.0~2024'; then
     [ -n "$APT_UPDATED" ] || { $SUDO apt-get update -qq; APT_UPDATED=1; }
     log "apt-get install -t bookworm-backports runsc"

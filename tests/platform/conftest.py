@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 
 @pytest.fixture(scope="session")
 def platform_images() -> PlatformImages:
-    """The platform's and the S3 store's images, from the debootstrap base (no registry here)."""
+    """The platform's and the S3 store's images, from the mmdebstrap base (no registry here)."""
     require(_docker_ready(), "a running Docker engine")
     from config.platform_image import build_platform_images
 

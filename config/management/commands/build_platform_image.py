@@ -21,7 +21,7 @@ class Command(BaseCommand):
         parser.add_argument(
             "--offline",
             action="store_true",
-            help="Base the images on a debootstrap bookworm imported into Docker (no registry needed).",
+            help="Base the images on an mmdebstrap bookworm imported into Docker (no registry needed).",
         )
         parser.add_argument("--force", action="store_true", help="Rebuild even when up to date.")
 

@@ -1,0 +1,89 @@
+"""Offline base benchmark: what making the sandbox image's base costs on a machine with no registry.
+
+    .venv/bin/python bench/offline_base.py [--rounds 2]
+
+On a fresh machine (CI's every run) `build_sandbox_image --offline` makes a minimal bookworm root
+filesystem from the Debian mirror before anything else of the image, and the tests that start
+sandboxes wait for the image. Measured per root filesystem, written as a tar file (what `docker
+import` reads): the wall time and the CPU time of the whole machine; downloads included.
+
+Now: mmdebstrap (apt's parallel downloads, the tar written as it goes), as `sandboxes.image` runs it.
+Baseline, in the same run, rounds alternating: debootstrap into a folder, then tar, as before.
+Writes bench/results/offline_base.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from bench.measuring import machine_cpu_seconds, machine_speed, report_opening, write_results  # noqa: E402
+
+RESULTS = ROOT / "bench" / "results" / "offline_base.json"
+MIRROR = os.environ.get("SANDBOX_DEBIAN_MIRROR", "http://deb.debian.org/debian")
+
+
+def with_mmdebstrap(work: Path) -> None:
+    subprocess.run(
+        ["mmdebstrap", "--quiet", "--variant=minbase", "--format=tar", "bookworm", str(work / "base.tar"), MIRROR],
+        check=True,
+    )
+
+
+def with_debootstrap(work: Path) -> None:
+    subprocess.run(
+        ["debootstrap", "--variant=minbase", "bookworm", str(work / "rootfs"), MIRROR], check=True, capture_output=True
+    )
+    subprocess.run(["tar", "-C", str(work / "rootfs"), "-cf", str(work / "base.tar"), "."], check=True)
+
+
+def measured(make: Callable[[Path], None], tmp: Path) -> tuple[float, float]:
+    work = Path(tempfile.mkdtemp(dir=tmp))
+    started, cpu = time.perf_counter(), machine_cpu_seconds()
+    make(work)
+    result = time.perf_counter() - started, machine_cpu_seconds() - cpu
+    shutil.rmtree(work)
+    return result
+
+
+def summarize(samples: list[tuple[float, float]]) -> dict[str, float]:
+    return {
+        "bases": len(samples),
+        "median_seconds": round(statistics.median(s[0] for s in samples), 1),
+        "median_machine_cpu_seconds": round(statistics.median(s[1] for s in samples), 1),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--rounds", type=int, default=2)
+    args = parser.parse_args()
+    for tool in ("mmdebstrap", "debootstrap"):
+        if shutil.which(tool) is None:
+            sys.exit(f"{tool} is not installed (apt-get install {tool}).")
+    report = report_opening(mirror=MIRROR)
+    now: list[tuple[float, float]] = []
+    before: list[tuple[float, float]] = []
+    with tempfile.TemporaryDirectory(prefix="bench-offline-base-") as tmp:
+        for _ in range(args.rounds):
+            before.append(measured(with_debootstrap, Path(tmp)))
+            now.append(measured(with_mmdebstrap, Path(tmp)))
+    report["baseline_debootstrap_then_tar"] = summarize(before)
+    report["now_mmdebstrap_to_tar"] = summarize(now)
+    report["speed_after"] = machine_speed()
+    write_results(RESULTS, report)
+
+
+if __name__ == "__main__":
+    main()
