@@ -8,6 +8,7 @@ import os
 import platform
 import statistics
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -76,6 +77,22 @@ class PhaseLoad:
             "load_1m_at_end": round(one, 2),
             "load_5m_at_end": round(five, 2),
         }
+
+
+def wall_and_machine_cpu(work: Callable[[], object]) -> tuple[float, float]:
+    """(wall seconds, CPU seconds of the whole machine: every process's, servers' included) of `work()`."""
+    started, cpu = time.perf_counter(), machine_cpu_seconds()
+    work()
+    return time.perf_counter() - started, machine_cpu_seconds() - cpu
+
+
+def medians_of_wall_and_cpu(samples: list[tuple[float, float]], *, digits: int = 2) -> dict[str, float]:
+    """The medians of `wall_and_machine_cpu` samples."""
+    return {
+        "measured": len(samples),
+        "median_seconds": round(statistics.median(s[0] for s in samples), digits),
+        "median_machine_cpu_seconds": round(statistics.median(s[1] for s in samples), digits),
+    }
 
 
 def percentile(samples: list[float], fraction: float) -> float:

@@ -17,18 +17,22 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.measuring import machine_cpu_seconds, machine_speed, report_opening, write_results  # noqa: E402
+from bench.measuring import (  # noqa: E402
+    machine_speed,
+    medians_of_wall_and_cpu,
+    report_opening,
+    wall_and_machine_cpu,
+    write_results,
+)
 
 RESULTS = ROOT / "bench" / "results" / "offline_base.json"
 MIRROR = os.environ.get("SANDBOX_DEBIAN_MIRROR", "http://deb.debian.org/debian")
@@ -50,19 +54,9 @@ def with_debootstrap(work: Path) -> None:
 
 def measured(make: Callable[[Path], None], tmp: Path) -> tuple[float, float]:
     work = Path(tempfile.mkdtemp(dir=tmp))
-    started, cpu = time.perf_counter(), machine_cpu_seconds()
-    make(work)
-    result = time.perf_counter() - started, machine_cpu_seconds() - cpu
+    result = wall_and_machine_cpu(lambda: make(work))
     shutil.rmtree(work)
     return result
-
-
-def summarize(samples: list[tuple[float, float]]) -> dict[str, float]:
-    return {
-        "bases": len(samples),
-        "median_seconds": round(statistics.median(s[0] for s in samples), 1),
-        "median_machine_cpu_seconds": round(statistics.median(s[1] for s in samples), 1),
-    }
 
 
 def main() -> None:
@@ -79,8 +73,8 @@ def main() -> None:
         for _ in range(args.rounds):
             before.append(measured(with_debootstrap, Path(tmp)))
             now.append(measured(with_mmdebstrap, Path(tmp)))
-    report["baseline_debootstrap_then_tar"] = summarize(before)
-    report["now_mmdebstrap_to_tar"] = summarize(now)
+    report["baseline_debootstrap_then_tar"] = medians_of_wall_and_cpu(before, digits=1)
+    report["now_mmdebstrap_to_tar"] = medians_of_wall_and_cpu(now, digits=1)
     report["speed_after"] = machine_speed()
     write_results(RESULTS, report)
 

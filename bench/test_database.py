@@ -16,9 +16,7 @@ from __future__ import annotations
 
 import argparse
 import os
-import statistics
 import sys
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -31,7 +29,13 @@ django.setup()
 
 from django.db import connection  # noqa: E402
 
-from bench.measuring import machine_cpu_seconds, machine_speed, report_opening, write_results  # noqa: E402
+from bench.measuring import (  # noqa: E402
+    machine_speed,
+    medians_of_wall_and_cpu,
+    report_opening,
+    wall_and_machine_cpu,
+    write_results,
+)
 from devstack.databases import require_postgresql  # noqa: E402
 from devstack.migrated_template import use_migrated_template  # noqa: E402
 
@@ -44,23 +48,16 @@ def one_database(*, from_template: bool) -> tuple[float, float]:
     test_settings = connection.settings_dict["TEST"]
     test_settings.pop("TEMPLATE", None)
     original = connection.settings_dict["NAME"]
-    name = f"{original}{BENCH_DB_SUFFIX}"
-    test_settings["NAME"] = name
-    started, cpu = time.perf_counter(), machine_cpu_seconds()
-    if from_template:
-        use_migrated_template()
-    connection.creation.create_test_db(verbosity=0, autoclobber=True, serialize=False)
-    measured = time.perf_counter() - started, machine_cpu_seconds() - cpu
+    test_settings["NAME"] = f"{original}{BENCH_DB_SUFFIX}"
+
+    def make() -> None:
+        if from_template:
+            use_migrated_template()
+        connection.creation.create_test_db(verbosity=0, autoclobber=True, serialize=False)
+
+    measured = wall_and_machine_cpu(make)
     connection.creation.destroy_test_db(original, verbosity=0)
     return measured
-
-
-def summarize(samples: list[tuple[float, float]]) -> dict[str, float]:
-    return {
-        "databases": len(samples),
-        "median_seconds": round(statistics.median(s[0] for s in samples), 2),
-        "median_machine_cpu_seconds": round(statistics.median(s[1] for s in samples), 2),
-    }
 
 
 def main() -> None:
@@ -75,8 +72,8 @@ def main() -> None:
     for _ in range(args.rounds):
         before.append(one_database(from_template=False))
         now.append(one_database(from_template=True))
-    report["baseline_migrated_from_nothing"] = summarize(before)
-    report["now_copied_from_the_template"] = summarize(now)
+    report["baseline_migrated_from_nothing"] = medians_of_wall_and_cpu(before)
+    report["now_copied_from_the_template"] = medians_of_wall_and_cpu(now)
     report["speed_after"] = machine_speed()
     write_results(RESULTS, report)
 
