@@ -1,6 +1,6 @@
 """Offline base benchmark: what making the sandbox image's base costs on a machine with no registry.
 
-    .venv/bin/python bench/offline_base.py [--rounds 2]
+    .venv/bin/python bench/offline_base.py [--rounds 2]   # needs mmdebstrap and, for the baseline, debootstrap
 
 On a fresh machine (CI's every run) `build_sandbox_image --offline` makes a minimal bookworm root
 filesystem from the Debian mirror before anything else of the image, and the tests that start
@@ -25,6 +25,13 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.test_settings")
+
+import django  # noqa: E402
+
+django.setup()
+
+from django.conf import settings  # noqa: E402
 
 from bench.measuring import (  # noqa: E402
     machine_speed,
@@ -33,22 +40,18 @@ from bench.measuring import (  # noqa: E402
     wall_and_machine_cpu,
     write_results,
 )
+from sandboxes.image import offline_base_argv  # noqa: E402
 
 RESULTS = ROOT / "bench" / "results" / "offline_base.json"
-MIRROR = os.environ.get("SANDBOX_DEBIAN_MIRROR", "http://deb.debian.org/debian")
 
 
 def with_mmdebstrap(work: Path) -> None:
-    subprocess.run(
-        ["mmdebstrap", "--quiet", "--variant=minbase", "--format=tar", "bookworm", str(work / "base.tar"), MIRROR],
-        check=True,
-    )
+    subprocess.run(offline_base_argv(str(work / "base.tar")), check=True, capture_output=True)
 
 
 def with_debootstrap(work: Path) -> None:
-    subprocess.run(
-        ["debootstrap", "--variant=minbase", "bookworm", str(work / "rootfs"), MIRROR], check=True, capture_output=True
-    )
+    argv = ["debootstrap", "--variant=minbase", "bookworm", str(work / "rootfs"), settings.SANDBOX_DEBIAN_MIRROR]
+    subprocess.run(argv, check=True, capture_output=True)
     subprocess.run(["tar", "-C", str(work / "rootfs"), "-cf", str(work / "base.tar"), "."], check=True)
 
 
@@ -66,7 +69,7 @@ def main() -> None:
     for tool in ("mmdebstrap", "debootstrap"):
         if shutil.which(tool) is None:
             sys.exit(f"{tool} is not installed (apt-get install {tool}).")
-    report = report_opening(mirror=MIRROR)
+    report = report_opening(mirror=settings.SANDBOX_DEBIAN_MIRROR)
     now: list[tuple[float, float]] = []
     before: list[tuple[float, float]] = []
     with tempfile.TemporaryDirectory(prefix="bench-offline-base-") as tmp:

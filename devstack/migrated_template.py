@@ -55,15 +55,16 @@ def template_name() -> str:
 
 @contextmanager
 def _server(settings_dict: dict[str, Any]) -> Iterator[Any]:
-    """A connection to the server's maintenance database, outside any transaction."""
+    """A connection to the server's maintenance database, outside any transaction; no host or port
+    means libpq's defaults, as for Django's own connections."""
     import psycopg
 
     with psycopg.connect(
         dbname="postgres",
         user=settings_dict["USER"],
         password=settings_dict["PASSWORD"],
-        host=settings_dict["HOST"] or "127.0.0.1",
-        port=settings_dict["PORT"] or 5432,
+        host=settings_dict["HOST"] or None,
+        port=settings_dict["PORT"] or None,
         autocommit=True,
     ) as server:
         yield server

@@ -172,6 +172,11 @@ def _ensure_npm_assets(cache: Path, log: Log) -> Path:
     return tarballs
 
 
+def offline_base_argv(target: str) -> list[str]:
+    """mmdebstrap making the offline base as a tar archive at `target` ("-": on its stdout)."""
+    return ["mmdebstrap", "--variant=minbase", "--format=tar", "bookworm", target, settings.SANDBOX_DEBIAN_MIRROR]
+
+
 def ensure_offline_base(client: docker.DockerClient, cache: Path, log: Log) -> str:
     """A minimal bookworm (mmdebstrap's minbase) imported into Docker, unless one of this recipe exists.
     mmdebstrap fetches the packages in parallel through apt and writes the root filesystem as a tar
@@ -185,13 +190,10 @@ def ensure_offline_base(client: docker.DockerClient, cache: Path, log: Log) -> s
     if shutil.which("mmdebstrap") is None:
         raise ImageBuildError("mmdebstrap is not installed (apt-get install mmdebstrap).")
     log(f"mmdebstrap bookworm into {tag}")
-    errors = cache / "mmdebstrap.log"
+    Path(cache).mkdir(parents=True, exist_ok=True)
+    errors = Path(cache) / "mmdebstrap.log"
     with errors.open("wb") as stderr:
-        bootstrap = subprocess.Popen(
-            ["mmdebstrap", "--variant=minbase", "--format=tar", "bookworm", "-", settings.SANDBOX_DEBIAN_MIRROR],
-            stdout=subprocess.PIPE,
-            stderr=stderr,
-        )
+        bootstrap = subprocess.Popen(offline_base_argv("-"), stdout=subprocess.PIPE, stderr=stderr)
         assert bootstrap.stdout is not None
         try:
             client.api.import_image_from_stream(bootstrap.stdout, repository=tag.split(":")[0], tag=tag.split(":")[1])

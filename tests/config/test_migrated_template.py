@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 from uuid import uuid4
 
 import psycopg
@@ -44,8 +45,13 @@ print(json.dumps(seen))
 """
 
 
+def _maintenance() -> psycopg.Connection[Any]:
+    """The test database's server, through its maintenance database."""
+    return psycopg.connect(database_url().rsplit("/", 1)[0] + "/postgres", autocommit=True)
+
+
 def _databases_named(prefix: str) -> list[str]:
-    with psycopg.connect(database_url().rsplit("/", 1)[0] + "/postgres", autocommit=True) as server:
+    with _maintenance() as server:
         rows = server.execute("SELECT datname FROM pg_database WHERE starts_with(datname, %s)", [prefix]).fetchall()
     return sorted(name for (name,) in rows)
 
@@ -78,7 +84,7 @@ def test_two_processes_at_once_get_complete_copies_of_one_template() -> None:
         # One template, whole: no half-built one left, and both copies dropped.
         assert _databases_named(prefix) == [template]
     finally:
-        with psycopg.connect(database_url().rsplit("/", 1)[0] + "/postgres", autocommit=True) as server:
+        with _maintenance() as server:
             for name in _databases_named(prefix):
                 server.execute(f'DROP DATABASE IF EXISTS "{name}"')
 
