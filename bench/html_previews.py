@@ -6,21 +6,30 @@ On a database and a media folder of the benchmark's own, a finished run with one
 heading, a paragraph and a canvas its script draws on, as an agent's page has) gets its preview
 as a run's end gives it (`make_previews`: a gVisor sandbox with no network, Chromium's screenshot
 of the page, the picture stored). Measured per preview: the wall time, and the CPU time of the
-sandboxes' cgroup (SANDBOX_CGROUP_PARENT, else Docker's), which is nearly all Chromium's.
+sandboxes' cgroups (SANDBOX_OFFLINE_CGROUP_PARENT's and the agents', else Docker's), nearly all Chromium's.
 
 Baseline, in the same run, rounds alternating with the previewer as it is: the previewer's
 Chromium with its GPU and network services in processes of their own, as it ran before
-(`IN_PROCESS_FLAGS` left out). Writes bench/results/html_previews.json.
+(`IN_PROCESS_FLAGS` left out).
+
+Under load (`--busy N`, default 2: N processes spinning beside it, as busy web processes or test
+workers would): the same screenshot with the preview sandbox in its own parent cgroup
+(SANDBOX_OFFLINE_CGROUP_PARENT, half a process's weight) against the agents' low-weight group, where
+preview sandboxes were before, rounds alternating. A preview that did not come within its tool's time
+limit (PREVIEW_TIMEOUT) counts as missing. Writes bench/results/html_previews.json.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -42,6 +51,7 @@ from bench.measuring import cpu_snapshot, machine_speed, report_opening, write_r
 from creations.artifacts import previews  # noqa: E402
 from creations.models import Artifact, ArtifactKind, Creation, Run, RunStatus  # noqa: E402
 from devstack.databases import throwaway_database  # noqa: E402
+from sandboxes.cpu_priority import TIERS, configured, current_engine, prepare_sandbox_cgroup  # noqa: E402
 from workspaces.models import Workspace  # noqa: E402
 
 RESULTS = ROOT / "bench" / "results" / "html_previews.json"
@@ -78,31 +88,85 @@ def previewer_as_before() -> str:
     return source
 
 
-def one_preview(artifact: Artifact) -> dict[str, float]:
+def one_preview(artifact: Artifact, *, must: bool = True) -> dict[str, float]:
     before = cpu_snapshot({})
     started = time.perf_counter()
     previews.make_previews([artifact], run_id=artifact.run_id)
     seconds = time.perf_counter() - started
     after = cpu_snapshot({})
     artifact.refresh_from_db()
-    assert artifact.preview, "the page got no preview"
-    return {"seconds": seconds, "sandbox_cpu_s": after.get("sandboxes", 0.0) - before.get("sandboxes", 0.0)}
+    assert artifact.preview or not must, "the page got no preview"
+    return {
+        "seconds": seconds,
+        "sandbox_cpu_s": after.get("sandboxes", 0.0) - before.get("sandboxes", 0.0),
+        "missing": 0.0 if artifact.preview else 1.0,
+    }
 
 
 def summarize(samples: list[dict[str, float]]) -> dict[str, Any]:
     return {
         "previews": len(samples),
+        "missing": int(sum(s["missing"] for s in samples)),
         "median_seconds": round(statistics.median(s["seconds"] for s in samples), 2),
+        "seconds_each": [round(s["seconds"], 2) for s in samples],
         "median_sandbox_cpu_s": round(statistics.median(s["sandbox_cpu_s"] for s in samples), 2),
         "sandbox_cpu_s_each": [round(s["sandbox_cpu_s"], 2) for s in samples],
+    }
+
+
+@contextlib.contextmanager
+def busy(processes: int) -> Iterator[None]:
+    """Processes spinning in this process's cgroup, each at a normal process's CPU weight."""
+    spinning = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(processes)]
+    try:
+        time.sleep(1.0)
+        yield
+    finally:
+        for process in spinning:
+            process.kill()
+            process.wait()
+
+
+def prepare_groups() -> dict[str, Any]:
+    """Both tiers' groups made and weighed, as a worker does as it starts."""
+    engine = current_engine()
+    if engine is None:
+        raise SystemExit("Docker does not answer: no sandbox can be measured.")
+    found = {}
+    for tier in TIERS:
+        status = prepare_sandbox_cgroup(configured(tier), engine, tier=tier)
+        print(f"measuring with: {status.summary()}", flush=True)
+        found[tier.setting_name] = status.record()
+    return found
+
+
+def under_load(owner: User, workspace: Workspace, rounds: int, processes: int) -> dict[str, Any]:
+    """The screenshot in the previews' own group against the agents' group, both with `processes` spinning."""
+    own_group = settings.SANDBOX_OFFLINE_CGROUP_PARENT
+    in_own: list[dict[str, float]] = []
+    in_agents: list[dict[str, float]] = []
+    with busy(processes):
+        for index in range(rounds):
+            settings.SANDBOX_OFFLINE_CGROUP_PARENT = settings.SANDBOX_CGROUP_PARENT
+            try:
+                in_agents.append(one_preview(seed_page(owner, workspace, 1000 + 2 * index), must=False))
+            finally:
+                settings.SANDBOX_OFFLINE_CGROUP_PARENT = own_group
+            in_own.append(one_preview(seed_page(owner, workspace, 1001 + 2 * index), must=False))
+    return {
+        "busy_processes": processes,
+        "baseline_in_the_agents_group": summarize(in_agents),
+        "now_in_their_own_group": summarize(in_own),
     }
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--busy", type=int, default=2, help="processes spinning beside the previews under load")
     args = parser.parse_args()
     report = report_opening()
+    report["cpu_priority"] = prepare_groups()
     as_now = previews.previewer_source
     before_source = previewer_as_before()
     now_samples: list[dict[str, float]] = []
@@ -118,8 +182,10 @@ def main() -> None:
             finally:
                 previews.previewer_source = as_now
             now_samples.append(one_preview(seed_page(owner, workspace, 2 * index + 1)))
-    report["baseline_separate_processes"] = summarize(before_samples)
-    report["now"] = summarize(now_samples)
+        report["baseline_separate_processes"] = summarize(before_samples)
+        report["now"] = summarize(now_samples)
+        if args.busy:
+            report["under_load"] = under_load(owner, workspace, args.rounds, args.busy)
     report["speed_after"] = machine_speed()
     write_results(RESULTS, report)
 

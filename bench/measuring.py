@@ -111,16 +111,15 @@ def summary(samples_ms: list[float]) -> dict[str, float]:
     }
 
 
-def _sandbox_cpuacct() -> tuple[Path, ...]:
-    """Where the sandboxes' CPU is accounted (cgroup v1): their parent group
-    (SANDBOX_CGROUP_PARENT), else Docker's when it is empty; absent: not reported."""
-    from django.conf import settings
+def _sandbox_cpuacct() -> list[tuple[Path, ...]]:
+    """Where the sandboxes' CPU is accounted (cgroup v1): each tier's parent group (the agents'
+    SANDBOX_CGROUP_PARENT, the previews' SANDBOX_OFFLINE_CGROUP_PARENT), else Docker's when a
+    setting is empty (counted once); absent: not reported."""
+    from sandboxes.cpu_priority import TIERS, configured
 
-    group = (settings.SANDBOX_CGROUP_PARENT or "/docker").strip("/")
-    return (
-        Path(f"/sys/fs/cgroup/cpuacct/{group}/cpuacct.usage"),
-        Path(f"/sys/fs/cgroup/cpu,cpuacct/{group}/cpuacct.usage"),
-    )
+    groups = dict.fromkeys((configured(tier) or "/docker").strip("/") for tier in TIERS)
+    hierarchies = ("cpuacct", "cpu,cpuacct")
+    return [tuple(Path(f"/sys/fs/cgroup/{h}/{group}/cpuacct.usage") for h in hierarchies) for group in groups]
 
 
 def cpu_snapshot(pids: dict[str, int]) -> dict[str, float]:
@@ -133,10 +132,11 @@ def cpu_snapshot(pids: dict[str, int]) -> dict[str, float]:
         except OSError:
             continue
         snapshot[name] = (int(stat[11]) + int(stat[12])) / ticks  # utime + stime
-    for path in _sandbox_cpuacct():
-        if path.exists():
-            snapshot["sandboxes"] = int(path.read_text()) / 1e9
-            break
+    for places in _sandbox_cpuacct():
+        for path in places:
+            if path.exists():
+                snapshot["sandboxes"] = snapshot.get("sandboxes", 0.0) + int(path.read_text()) / 1e9
+                break
     return snapshot
 
 
@@ -145,15 +145,16 @@ def cpu_per_run(before: dict[str, float], after: dict[str, float], runs: int) ->
     return {**per_run, "note": "CPU seconds per run during the phase; machine = every process, both cores"}
 
 
-def sandbox_priority(cgroup_parent: str) -> dict[str, Any]:
+def sandbox_priority(cgroup_parent: str, tier_name: str = "SANDBOX_CGROUP_PARENT") -> dict[str, Any]:
     """The CPU priority of the sandboxes about to be measured, printed and for the results: their
     parent cgroup and its weight, or none (their worker prepared it as it started)."""
-    from sandboxes.cpu_priority import current_engine, inspect_sandbox_cgroup
+    from sandboxes.cpu_priority import TIERS, current_engine, inspect_sandbox_cgroup
 
     engine = current_engine()
     if engine is None:
         raise SystemExit("Docker does not answer: no sandbox can be measured.")
-    status = inspect_sandbox_cgroup(cgroup_parent, engine)
+    (tier,) = [tier for tier in TIERS if tier.setting_name == tier_name]
+    status = inspect_sandbox_cgroup(cgroup_parent, engine, tier=tier)
     print(f"measuring with: {status.summary()}", flush=True)
     return status.record()
 

@@ -234,7 +234,12 @@ def run_scenarios(
     def watch(run_ids: list[int], announced: list[float] | None = None) -> Any:
         return watch_runs(server, run_ids, cookie=cookie, token=token, announced=announced)
 
-    results: dict[str, Any] = {"sandbox_cpu_priority": sandbox_priority(settings.SANDBOX_CGROUP_PARENT)}
+    results: dict[str, Any] = {
+        "sandbox_cpu_priority": sandbox_priority(settings.SANDBOX_CGROUP_PARENT),
+        "preview_sandbox_cpu_priority": sandbox_priority(
+            settings.SANDBOX_OFFLINE_CGROUP_PARENT, "SANDBOX_OFFLINE_CGROUP_PARENT"
+        ),
+    }
 
     # Baseline: the transport alone (events written by this process at ~50/s, one watcher).
     run = submit("baseline")

@@ -1,4 +1,4 @@
-"""Sandboxes under one parent cgroup with a low CPU weight, so busy runs leave the live stream its CPU.
+"""Sandboxes under parent cgroups of their own CPU weight, so busy runs leave the live stream its CPU.
 
 A CPU weight only competes among siblings. Left to Docker, every sandbox sits in
 Docker's own parent group (`/docker`, or `system.slice` under systemd), which as
@@ -21,8 +21,17 @@ sandbox_doctor` and bench/stream.py: `inspect_sandbox_cgroup` only reads,
   that tree and writes its own weight back whenever it applies the slice's
   settings, so the worker only checks, and the fix is a `systemctl` command.
 
-Whatever the outcome, sandboxes start: without the group's low weight they run
-at normal priority.
+The platform's own sandboxes (previews and comparisons of agents' files,
+sandboxes/offline.py) have a group of their own, SANDBOX_OFFLINE_CGROUP_PARENT, at
+half a process's weight: four times the agents' group, below each process of the
+web tier. They are short and bounded (PREVIEW_TIMEOUT per tool, PREVIEW_RUN_SECONDS
+per run), and a run waits on them before it ends: in the agents' group, two busy
+processes beside them left a Chromium screenshot a few percent of the CPU (22 s
+instead of 5, past its tool's limit), at half a process's weight it took as long
+as in Docker's default parent.
+
+Whatever the outcome, sandboxes start: without the group's weight they run at
+normal priority.
 """
 
 from __future__ import annotations
@@ -45,6 +54,29 @@ CGROUP_ROOT = Path("/sys/fs/cgroup")
 # An eighth of the default weight (cgroup v1 cpu.shares 1024, v2 cpu.weight 100).
 LOW_CPU_SHARES = 128
 LOW_CPU_WEIGHT = 12
+
+
+@dataclass(frozen=True)
+class Tier:
+    """Whose sandboxes a parent group holds, the setting that names it and the weight it gets."""
+
+    who: str  # as a sentence says it
+    setting_name: str
+    default: str
+    shares: int  # cgroup v1 cpu.shares
+    weight: int  # cgroup v2 cpu.weight
+    priority: str  # what the weight means, said to an operator
+
+    def weight_under(self, version: int) -> int:
+        return self.shares if version == 1 else self.weight
+
+
+AGENTS = Tier("sandboxes", "SANDBOX_CGROUP_PARENT", "/atelier-sandboxes", LOW_CPU_SHARES, LOW_CPU_WEIGHT, "low")
+# Its default is one word: under Docker's systemd driver a dash nests the slice in atelier.slice, whose
+# weight is the agents' group's (docker_cgroup_parent).
+OFFLINE = Tier(
+    "previews and comparisons", "SANDBOX_OFFLINE_CGROUP_PARENT", "/atelier_offline", 512, 50, "half a process's"
+)
 
 
 class State(enum.Enum):
@@ -83,6 +115,16 @@ class Engine:
         return f"cgroup v{self.version}, Docker's {self.driver} driver"
 
 
+TIERS = (AGENTS, OFFLINE)
+
+
+def configured(tier: Tier) -> str:
+    """The tier's parent group as this process's settings name it."""
+    from django.conf import settings
+
+    return str(getattr(settings, tier.setting_name))
+
+
 @dataclass(frozen=True)
 class CpuPriority:
     """Where the sandboxes' parent cgroup stands; `line()` says it to an operator."""
@@ -90,6 +132,7 @@ class CpuPriority:
     state: State
     parent: str  # as Docker is given it ("" when off)
     engine: Engine | None = None
+    tier: Tier = AGENTS
     group: Path | None = None  # the directory whose weight competes with the host's other work
     weight: int | None = None  # found there (after preparing)
     why: str = ""  # what is wrong, or what was done
@@ -102,14 +145,15 @@ class CpuPriority:
     def summary(self) -> str:
         """How it stands, in one sentence (`line()` adds the fix when it is not fine)."""
         lag = "under load, live streams lag behind busy runs"
+        who, tier = self.tier.who, self.tier
         if self.state is State.OFF:
-            return f"sandboxes run at NORMAL CPU priority (SANDBOX_CGROUP_PARENT is empty): {lag}"
+            return f"{who} run at NORMAL CPU priority ({tier.setting_name} is empty): {lag}"
         assert self.engine is not None
         where = f"cgroup {self.parent} ({self.engine.describe()})"
         if self.ok:
             found = f"{self.engine.control} {self.weight} in {self.group}" + (f" ({self.why})" if self.why else "")
-            return f"sandboxes run at low CPU priority: {where}: {found}"
-        return f"sandboxes run at NORMAL CPU priority: {where}: {self.why}; {lag}"
+            return f"{who} run at {tier.priority} CPU priority: {where}: {found}"
+        return f"{who} run at NORMAL CPU priority: {where}: {self.why}; {lag}"
 
     def line(self) -> str:
         return self.summary() if self.ok else f"{self.summary()}. Fix: {self.fix}"
@@ -152,15 +196,16 @@ def _weighed_group(parent: str, engine: Engine, root: Path) -> Path:
     return base / parent.strip("/")
 
 
-def _fix(engine: Engine, group: Path) -> str:
+def _fix(engine: Engine, group: Path, tier: Tier) -> str:
+    target = tier.weight_under(engine.version)
     if engine.driver == "systemd":
-        prop = f"CPUShares={LOW_CPU_SHARES}" if engine.version == 1 else f"CPUWeight={LOW_CPU_WEIGHT}"
+        prop = f"CPUShares={target}" if engine.version == 1 else f"CPUWeight={target}"
         return f"on the Docker host, as root, once (it persists): systemctl set-property {group.name} {prop}"
     enable = "echo +cpu > /sys/fs/cgroup/cgroup.subtree_control && " if engine.version == 2 else ""
     return (
         "run the worker as root with the host's /sys/fs/cgroup writable (it prepares the group as it "
         "starts; platform/README.md), or once as root on the Docker host: "
-        f"{enable}mkdir -p {group} && echo {engine.low_weight} > {group}/{engine.control}"
+        f"{enable}mkdir -p {group} && echo {target} > {group}/{engine.control}"
     )
 
 
@@ -171,45 +216,54 @@ def _read_weight(group: Path, control: str) -> int | None:
         return None
 
 
-def inspect_sandbox_cgroup(setting: str, engine: Engine, *, root: Path = CGROUP_ROOT) -> CpuPriority:
-    """Where the sandboxes' parent group stands, without changing anything."""
+def inspect_sandbox_cgroup(
+    setting: str, engine: Engine, *, tier: Tier = AGENTS, root: Path = CGROUP_ROOT
+) -> CpuPriority:
+    """Where a tier's parent group stands, without changing anything. A weight at most the tier's is
+    fine (an operator may give them less); above it, they take CPU from what they should yield to."""
     parent = docker_cgroup_parent(setting, engine.driver)
     if not parent:
-        return CpuPriority(State.OFF, "", fix="set SANDBOX_CGROUP_PARENT=/atelier-sandboxes (its default)")
+        return CpuPriority(State.OFF, "", tier=tier, fix=f"set {tier.setting_name}={tier.default} (its default)")
     group = _weighed_group(parent, engine, root)
-    fix = _fix(engine, group)
+    fix = _fix(engine, group, tier)
+    target = tier.weight_under(engine.version)
+
+    def status(state: State, weight: int | None = None, why: str = "", fix: str = fix) -> CpuPriority:
+        return CpuPriority(state, parent, engine, tier, group, weight, why, fix)
+
     base = _cpu_hierarchy(engine, root)
     if not (base / ("cpu.shares" if engine.version == 1 else "cgroup.controllers")).exists():
         why = f"this process sees no cgroup cpu controller at {base}, so it cannot check or prepare {group}"
-        return CpuPriority(State.UNSEEN, parent, engine, group, None, why, f"check on the Docker host; {fix}")
+        return status(State.UNSEEN, why=why, fix=f"check on the Docker host; {fix}")
     weight = _read_weight(group, engine.control)
     if weight is None:
         why = f"{group} does not exist" if not group.is_dir() else f"{group}/{engine.control} cannot be read"
-        return CpuPriority(State.MISSING, parent, engine, group, None, why, fix)
-    if weight > engine.low_weight:
-        why = f"{group} has {engine.control} {weight}, above {engine.low_weight}"
-        return CpuPriority(State.TOO_HEAVY, parent, engine, group, weight, why, fix)
-    return CpuPriority(State.FINE, parent, engine, group, weight, "", fix)
+        return status(State.MISSING, why=why)
+    if weight > target:
+        return status(State.TOO_HEAVY, weight, f"{group} has {engine.control} {weight}, above {target}")
+    return status(State.FINE, weight)
 
 
-def prepare_sandbox_cgroup(setting: str, engine: Engine, *, root: Path = CGROUP_ROOT) -> CpuPriority:
+def prepare_sandbox_cgroup(
+    setting: str, engine: Engine, *, tier: Tier = AGENTS, root: Path = CGROUP_ROOT
+) -> CpuPriority:
     """The group made and weighed if it is missing or too heavy (cgroupfs driver), then its status."""
-    found = inspect_sandbox_cgroup(setting, engine, root=root)
+    found = inspect_sandbox_cgroup(setting, engine, tier=tier, root=root)
     if found.state in {State.OFF, State.FINE, State.UNSEEN} or engine.driver == "systemd" or found.group is None:
         return found  # under systemd the weight must come through systemd (module docstring)
     group, before = found.group, found.weight
     try:
         _make_group(root, group, engine)
-        (group / engine.control).write_text(f"{engine.low_weight}\n")
+        (group / engine.control).write_text(f"{tier.weight_under(engine.version)}\n")
     except OSError as exc:
         failed = exc.filename or group
         why = f"{found.why}, and {failed} cannot be written ({exc.strerror or exc})"
-        return CpuPriority(found.state, found.parent, engine, group, before, why, found.fix)
-    after = inspect_sandbox_cgroup(setting, engine, root=root)
+        return CpuPriority(found.state, found.parent, engine, tier, group, before, why, found.fix)
+    after = inspect_sandbox_cgroup(setting, engine, tier=tier, root=root)
     if not after.ok:  # the kernel took the write but kept another value
         return after
     done = "created just now" if before is None else f"lowered from {before} just now"
-    return CpuPriority(State.PREPARED, after.parent, engine, group, after.weight, done, after.fix)
+    return CpuPriority(State.PREPARED, after.parent, engine, tier, group, after.weight, done, after.fix)
 
 
 def _make_group(root: Path, group: Path, engine: Engine) -> None:
@@ -253,21 +307,23 @@ def sandbox_cgroup_parent(setting: str) -> str:
     return docker_cgroup_parent(setting, engine.driver if engine is not None else "cgroupfs")
 
 
-def prepare_at_worker_start(setting: str) -> CpuPriority | None:
-    """Prepare the group as a worker starts and say, in one line, how it stands. Never raises:
+def prepare_at_worker_start(setting: str, tier: Tier = AGENTS) -> CpuPriority | None:
+    """Prepare a tier's group as a worker starts and say, in one line, how it stands. Never raises:
     a worker that cannot prepare it still runs its sandboxes, at normal priority."""
     try:
         engine = current_engine()
         if engine is None:
             logger.warning(
-                "sandboxes' CPU priority unknown: Docker does not answer, so the sandboxes' cgroup "
-                "(SANDBOX_CGROUP_PARENT=%s) was not checked. Fix: start dockerd, then restart the worker.",
+                "CPU priority of %s unknown: Docker does not answer, so their cgroup (%s=%s) was not checked."
+                " Fix: start dockerd, then restart the worker.",
+                tier.who,
+                tier.setting_name,
                 setting or "",
             )
             return None
-        status = prepare_sandbox_cgroup(setting, engine)
+        status = prepare_sandbox_cgroup(setting, engine, tier=tier)
     except Exception:  # a start-up check must never stop the worker
-        logger.warning("sandboxes' CPU priority could not be checked: they may run at normal priority", exc_info=True)
+        logger.warning("CPU priority of %s not checked: they may run at normal priority", tier.who, exc_info=True)
         return None
     logger.log(logging.INFO if status.ok else logging.WARNING, "%s", status.line())
     return status

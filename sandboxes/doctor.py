@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 
 import docker
 import docker.errors
 from django.conf import settings
 
 from sandboxes.container_spec import SandboxConfig
-from sandboxes.cpu_priority import Engine, State, inspect_sandbox_cgroup
+from sandboxes.cpu_priority import AGENTS, TIERS, Engine, State, Tier, configured, inspect_sandbox_cgroup
 from sandboxes.docker_runtime import start_sandbox
 from sandboxes.firewall import NetworkPolicyError, policy_runner
 from sandboxes.image import sandbox_image_tag
@@ -26,16 +27,27 @@ class Check:
     warning: bool = False
 
 
-def cpu_priority_check(engine: Engine) -> Check:
-    """The sandboxes' low-weight parent cgroup: without it sandboxes still run, but live streams lag
-    under load. Missing or too heavy is a failure; off on purpose (an empty setting), or out of this
-    process's sight (no host cgroups here, as in a network namespace of its own), a warning."""
-    status = inspect_sandbox_cgroup(settings.SANDBOX_CGROUP_PARENT, engine)
-    fix = status.fix
-    if status.state in {State.MISSING, State.TOO_HEAVY} and engine.driver != "systemd":
-        fix = f"python manage.py sandbox_doctor --fix (as root on the Docker host), or {fix}"
-    warn = status.state in {State.OFF, State.UNSEEN}
-    return Check("cpu priority", status.ok or warn, status.summary(), fix, warning=warn)
+def cpu_priority_checks(engine: Engine) -> Iterator[Check]:
+    """Each tier's parent cgroup: without it sandboxes still run, but live streams lag under load.
+    Missing or too heavy is a failure; off on purpose (an empty setting), or out of this process's
+    sight (no host cgroups here, as in a network namespace of its own), a warning. Two tiers in one
+    group fail too: one weight cannot be both."""
+    seen: dict[Path, Tier] = {}
+    for tier in TIERS:
+        status = inspect_sandbox_cgroup(configured(tier), engine, tier=tier)
+        name = "cpu priority" if tier is AGENTS else f"cpu priority ({tier.who})"
+        fix = status.fix
+        if status.state in {State.MISSING, State.TOO_HEAVY} and engine.driver != "systemd":
+            fix = f"python manage.py sandbox_doctor --fix (as root on the Docker host), or {fix}"
+        if status.group is not None and status.group in seen:
+            other = seen[status.group]
+            detail = f"{tier.setting_name} shares {status.group} with {other.setting_name}, weighed for {other.who}"
+            yield Check(name, False, detail, f"set {tier.setting_name} to a group of its own ({tier.default})")
+            continue
+        if status.group is not None:
+            seen[status.group] = tier
+        warn = status.state in {State.OFF, State.UNSEEN}
+        yield Check(name, status.ok or warn, status.summary(), fix, warning=warn)
 
 
 def run_checks(*, start_one: bool = True) -> Iterator[Check]:
@@ -71,7 +83,7 @@ def run_checks(*, start_one: bool = True) -> Iterator[Check]:
         )
     else:
         yield Check("runtime", True, "runsc (gVisor) is registered")
-    yield cpu_priority_check(Engine.from_info(info))
+    yield from cpu_priority_checks(Engine.from_info(info))
     tag = sandbox_image_tag()
     try:
         client.images.get(tag)

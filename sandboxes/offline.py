@@ -5,7 +5,8 @@ documents). It does so in a sandbox like the agents' own — same image, same
 gVisor runtime and hardening — but with no network interface at all, its own
 memory limit, and a scratch folder sized for the files it gets, so a parser
 exploited by a hostile file is stuck in a throwaway computer with nothing to
-read and nowhere to send it.
+read and nowhere to send it. Its CPU weight is its own too (SANDBOX_OFFLINE_CGROUP_PARENT,
+sandboxes/cpu_priority.py): above the agents' sandboxes, whose runs wait for it to end.
 """
 
 from __future__ import annotations
@@ -13,7 +14,10 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 
+from django.conf import settings
+
 from sandboxes.container_spec import SandboxConfig
+from sandboxes.cpu_priority import sandbox_cgroup_parent
 from sandboxes.docker_runtime import DockerSandbox, start_sandbox
 
 LABEL_PURPOSE = "atelier.purpose"
@@ -35,6 +39,7 @@ def start_offline_sandbox(
     config = dataclasses.replace(
         SandboxConfig.from_settings(),
         network_mode="none",
+        cgroup_parent=sandbox_cgroup_parent(settings.SANDBOX_OFFLINE_CGROUP_PARENT),
         memory=str(memory_bytes + scratch_bytes),
         testbed_size=str(scratch_bytes),
         freeze_idle=False,  # short-lived and always busy

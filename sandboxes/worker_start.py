@@ -6,16 +6,16 @@ from __future__ import annotations
 from typing import Any
 
 from celery.signals import worker_init
-from django.conf import settings
 
 
 # worker_init: in the worker's main process whatever the pool, before it takes its first run, so
-# every sandbox it starts lands under the low-weight parent. One log line either way; a worker
+# every sandbox it starts lands under its weighed parent. One log line per group either way; a worker
 # that cannot prepare the group still runs (sandboxes at normal priority).
 @worker_init.connect
 def _prepare_sandbox_cpu_priority(**_: Any) -> None:
     # Imported here: it brings the Docker client library, which web and management processes
     # (which load this module too, never receiving the signal) would pay for at every start.
-    from sandboxes.cpu_priority import prepare_at_worker_start
+    from sandboxes.cpu_priority import TIERS, configured, prepare_at_worker_start
 
-    prepare_at_worker_start(settings.SANDBOX_CGROUP_PARENT)
+    for tier in TIERS:
+        prepare_at_worker_start(configured(tier), tier)

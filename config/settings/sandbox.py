@@ -29,6 +29,9 @@ SANDBOX_CPU_SHARES = env.int("SANDBOX_CPU_SHARES", default=256, validate=Range(m
 # Weights only compete among siblings: in Docker's default parent (empty here) busy sandboxes take
 # the CPU the live stream needs (platform/sandbox/README.md, "CPU priority").
 SANDBOX_CGROUP_PARENT = env.str("SANDBOX_CGROUP_PARENT", default="/atelier-sandboxes")
+# The platform's own sandboxes (previews, comparisons) under a group of their own at half a process's
+# weight: in the agents' group, busy runs starve them past their tools' time limits (sandboxes/cpu_priority.py).
+SANDBOX_OFFLINE_CGROUP_PARENT = env.str("SANDBOX_OFFLINE_CGROUP_PARENT", default="/atelier_offline")
 SANDBOX_PIDS_LIMIT = env.int("SANDBOX_PIDS_LIMIT", default=4096, validate=Range(min=64))  # host threads under gVisor
 SANDBOX_NPROC = env.int("SANDBOX_NPROC", default=256, validate=Range(min=16))
 SANDBOX_NOFILE = env.int("SANDBOX_NOFILE", default=1024, validate=Range(min=64))

@@ -178,6 +178,8 @@ def test_the_worker_prepares_the_sandboxes_low_weight_cgroup_itself(path: Path) 
     assert worker["command"][worker["command"].index("celery") :][:4] == ["celery", "-A", "config", "worker"]
     parent = service_environment(worker, VARIABLES).get("SANDBOX_CGROUP_PARENT", "/atelier-sandboxes")
     assert parent == "/atelier-sandboxes"  # a path: made a slice by the worker under Docker's systemd driver
+    offline = service_environment(worker, VARIABLES).get("SANDBOX_OFFLINE_CGROUP_PARENT", "/atelier_offline")
+    assert offline == "/atelier_offline"  # previews' group, apart from the agents' (its own top slice under systemd)
 
 
 @pytest.mark.parametrize("path", [MAIN_FILE, WORKER_HOST_FILE], ids=lambda p: p.name)

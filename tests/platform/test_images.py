@@ -17,7 +17,7 @@ import pytest
 from docker.models.containers import Container
 
 from config.platform_image import PlatformImages, build_platform_images
-from sandboxes.cpu_priority import Engine
+from sandboxes.cpu_priority import OFFLINE, Engine
 from sandboxes.image import ensure_offline_base
 from tests.platform.compose_files import MAIN_FILE, load, service_environment
 from tests.platform.containers import published_port, remove, run_service, wait_healthy
@@ -229,7 +229,7 @@ def test_a_worker_in_its_container_prepares_the_sandboxes_low_weight_cgroup_and_
     warm sandbox lands under it."""
     engine = Engine.from_info(client.info())
     require(engine.driver == "cgroupfs", "Docker's cgroupfs driver (with systemd the worker only checks)")
-    with own_cgroup_parent() as parent:
+    with own_cgroup_parent() as parent, own_cgroup_parent() as offline_parent:
         worker = run_service(
             client,
             compose["services"]["worker"],
@@ -239,6 +239,7 @@ def test_a_worker_in_its_container_prepares_the_sandboxes_low_weight_cgroup_and_
                 "DATABASE_URL": _test_database_url(),
                 "REDIS_URL": own_redis,
                 "SANDBOX_CGROUP_PARENT": parent,
+                "SANDBOX_OFFLINE_CGROUP_PARENT": offline_parent,
                 "SANDBOX_IMAGE": sandbox_image,
                 "WORKER_CONCURRENCY": "1",
                 "SANDBOX_POOL_SIZE": "1",  # a sandbox the worker starts as it becomes ready
@@ -251,10 +252,12 @@ def test_a_worker_in_its_container_prepares_the_sandboxes_low_weight_cgroup_and_
         wait_healthy(worker)
         output = worker.logs().decode(errors="replace")
         lines = [line for line in output.splitlines() if "sandboxes.cpu_priority" in line]
-        assert len(lines) == 1, output
+        assert len(lines) == 2, output
         assert f"INFO sandboxes.cpu_priority sandboxes run at low CPU priority: cgroup {parent} (" in lines[0]
         assert "(created just now)" in lines[0]
         assert weight_of(engine, parent) == engine.low_weight
+        assert f"previews and comparisons run at half a process's CPU priority: cgroup {offline_parent} (" in lines[1]
+        assert weight_of(engine, offline_parent) == OFFLINE.weight_under(engine.version)
         pid = sandbox_pid_under(parent)
         assert cpu_cgroup_of(pid).startswith(f"{parent}/")
         remove(worker)

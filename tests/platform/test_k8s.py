@@ -96,6 +96,7 @@ def test_workers_run_only_on_gvisor_nodes_with_the_nodes_engine_and_cgroups(
     identity = {entry["name"]: entry for entry in container["env"]}["SANDBOX_HOST_ID"]
     assert identity["valueFrom"]["fieldRef"]["fieldPath"] == "spec.nodeName"  # stable across restarts
     assert objects[("ConfigMap", "atelier-config")]["data"]["SANDBOX_CGROUP_PARENT"] == "/atelier-sandboxes"
+    assert objects[("ConfigMap", "atelier-config")]["data"]["SANDBOX_OFFLINE_CGROUP_PARENT"] == "/atelier_offline"
     assert pod["terminationGracePeriodSeconds"] >= AGENT_DEFAULTS["AGENT_MAX_WALL_SECONDS"]  # runs finish first
 
 

@@ -10,6 +10,7 @@ import pytest
 from sandboxes.cpu_priority import (
     LOW_CPU_SHARES,
     LOW_CPU_WEIGHT,
+    OFFLINE,
     Engine,
     State,
     docker_cgroup_parent,
@@ -228,3 +229,58 @@ def test_the_engine_is_read_from_docker_info(tmp_path: Path) -> None:
     # Engines before API 1.40 do not say the version: the file system does.
     assert Engine.from_info({"CgroupDriver": "cgroupfs"}, root=tmp_path) == V1
     assert Engine.from_info({"CgroupDriver": "cgroupfs"}, root=_v2_host(tmp_path)) == V2
+
+
+# The platform's own sandboxes (previews, comparisons): a group of their own at half a process's weight.
+OFFLINE_PARENT = "/atelier_offline"
+
+
+@pytest.mark.parametrize(("engine", "weight"), [(V1, 512), (V2, 50)], ids=["v1", "v2"])
+def test_the_previews_group_is_made_at_half_a_processs_weight_beside_the_agents_low_one(
+    tmp_path: Path, engine: Engine, weight: int
+) -> None:
+    root = _v1_host(tmp_path) if engine.version == 1 else _v2_host(tmp_path)
+    agents = prepare_sandbox_cgroup(PARENT, engine, root=root)
+    offline = prepare_sandbox_cgroup(OFFLINE_PARENT, engine, tier=OFFLINE, root=root)
+    assert (agents.state, agents.weight) == (State.PREPARED, engine.low_weight)
+    assert (offline.state, offline.weight) == (State.PREPARED, weight)
+    hierarchy = root / "cpu" if engine.version == 1 else root
+    assert (hierarchy / "atelier_offline" / engine.control).read_text().strip() == str(weight)
+    assert (hierarchy / "atelier-sandboxes" / engine.control).read_text().strip() == str(engine.low_weight)
+    assert offline.line().startswith(
+        "previews and comparisons run at half a process's CPU priority: cgroup /atelier_offline ("
+    )
+    assert offline.line().endswith(f"{engine.control} {weight} in {hierarchy}/atelier_offline (created just now)")
+
+
+def test_a_previews_group_left_at_the_default_weight_is_reported_then_lowered_to_its_own(tmp_path: Path) -> None:
+    # Docker makes the group at the default weight for the first preview when no worker prepared it.
+    root = _v1_host(tmp_path, atelier_offline=1024)
+    heavy = inspect_sandbox_cgroup(OFFLINE_PARENT, V1, tier=OFFLINE, root=root)
+    assert (heavy.state, heavy.ok) == (State.TOO_HEAVY, False)
+    assert heavy.line().startswith("previews and comparisons run at NORMAL CPU priority: cgroup /atelier_offline")
+    assert "cpu.shares 1024, above 512" in heavy.line()
+    assert f"echo 512 > {root}/cpu/atelier_offline/cpu.shares" in heavy.fix
+    lowered = prepare_sandbox_cgroup(OFFLINE_PARENT, V1, tier=OFFLINE, root=root)
+    assert (lowered.state, lowered.weight, lowered.why) == (State.PREPARED, 512, "lowered from 1024 just now")
+
+
+def test_an_empty_previews_setting_names_its_own_setting_and_default(tmp_path: Path) -> None:
+    status = inspect_sandbox_cgroup("", V1, tier=OFFLINE, root=_v1_host(tmp_path))
+    assert status.state is State.OFF
+    expected = "previews and comparisons run at NORMAL CPU priority (SANDBOX_OFFLINE_CGROUP_PARENT is empty)"
+    assert expected in status.line()
+    assert status.fix == "set SANDBOX_OFFLINE_CGROUP_PARENT=/atelier_offline (its default)"
+
+
+@pytest.mark.parametrize(("engine", "prop"), [(SYSTEMD_V1, "CPUShares=512"), (SYSTEMD_V2, "CPUWeight=50")])
+def test_systemd_the_previews_slice_is_a_top_slice_of_its_own(tmp_path: Path, engine: Engine, prop: str) -> None:
+    """Its default has no dash: a dash would nest it in atelier.slice, the slice the agents' weight is on."""
+    root = _v1_host(tmp_path) if engine.version == 1 else _v2_host(tmp_path)
+    agents = inspect_sandbox_cgroup(PARENT, engine, root=root)
+    offline = inspect_sandbox_cgroup(OFFLINE.default, engine, tier=OFFLINE, root=root)
+    assert offline.parent == "atelier_offline.slice"
+    assert offline.group is not None
+    assert agents.group is not None
+    assert (offline.group.name, agents.group.name) == ("atelier_offline.slice", "atelier.slice")
+    assert offline.fix.endswith(f"systemctl set-property atelier_offline.slice {prop}")

@@ -5,11 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 import docker
-from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from sandboxes.container_spec import SandboxConfig
-from sandboxes.cpu_priority import current_engine, prepare_sandbox_cgroup
+from sandboxes.cpu_priority import TIERS, configured, current_engine, prepare_sandbox_cgroup
 from sandboxes.doctor import run_checks
 from sandboxes.firewall import policy_runner
 from sandboxes.network import apply_egress_policy, ensure_network
@@ -25,7 +24,7 @@ class Command(BaseCommand):
         parser.add_argument(
             "--fix",
             action="store_true",
-            help="Prepare the sandboxes' low-weight cgroup, create the sandbox network and apply its policy.",
+            help="Prepare the sandboxes' weighed cgroups, create the sandbox network and apply its policy.",
         )
         parser.add_argument("--quick", action="store_true", help="Do not start a test sandbox.")
 
@@ -33,7 +32,8 @@ class Command(BaseCommand):
         if options["fix"]:
             engine = current_engine()
             if engine is not None:
-                self.stdout.write(prepare_sandbox_cgroup(settings.SANDBOX_CGROUP_PARENT, engine).summary() + ".")
+                for tier in TIERS:
+                    self.stdout.write(prepare_sandbox_cgroup(configured(tier), engine, tier=tier).summary() + ".")
             config = SandboxConfig.from_settings()
             if config.network_mode == "internet":
                 client = docker.from_env()

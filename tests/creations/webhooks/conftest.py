@@ -27,7 +27,7 @@ def celery_worker_here(
     settings.SANDBOX_POOL_SIZE = 0
     monkeypatch.setattr("sandboxes.host_keeper.start_keeping", lambda **kwargs: None)
     monkeypatch.setattr("sandboxes.host_keeper.stop_keeping", lambda: None)
-    monkeypatch.setattr("sandboxes.cpu_priority.prepare_at_worker_start", lambda parent: None)
+    monkeypatch.setattr("sandboxes.cpu_priority.prepare_at_worker_start", lambda setting, tier: None)
 
     import creations.webhooks.tasks  # noqa: F401 - registers the task with the app
     from config.celery import app
