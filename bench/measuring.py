@@ -10,7 +10,10 @@ import statistics
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # imported where used: Django is set up only by then
+    from sandboxes.cpu_priority import Tier
 
 # What a benchmark's stack changes from devstack's environment (made for tests): heartbeats as
 # deployed, every 5 s rather than every second (their writes would count in what is measured),
@@ -145,16 +148,16 @@ def cpu_per_run(before: dict[str, float], after: dict[str, float], runs: int) ->
     return {**per_run, "note": "CPU seconds per run during the phase; machine = every process, both cores"}
 
 
-def sandbox_priority(cgroup_parent: str, tier_name: str = "SANDBOX_CGROUP_PARENT") -> dict[str, Any]:
-    """The CPU priority of the sandboxes about to be measured, printed and for the results: their
-    parent cgroup and its weight, or none (their worker prepared it as it started)."""
-    from sandboxes.cpu_priority import TIERS, current_engine, inspect_sandbox_cgroup
+def sandbox_priority(cgroup_parent: str, tier: Tier | None = None) -> dict[str, Any]:
+    """The CPU priority of the sandboxes about to be measured (the agents', unless another tier is
+    given), printed and for the results: their parent cgroup and its weight, or none (their worker
+    prepared it as it started)."""
+    from sandboxes.cpu_priority import AGENTS, current_engine, inspect_sandbox_cgroup
 
     engine = current_engine()
     if engine is None:
         raise SystemExit("Docker does not answer: no sandbox can be measured.")
-    (tier,) = [tier for tier in TIERS if tier.setting_name == tier_name]
-    status = inspect_sandbox_cgroup(cgroup_parent, engine, tier=tier)
+    status = inspect_sandbox_cgroup(cgroup_parent, engine, tier=tier or AGENTS)
     print(f"measuring with: {status.summary()}", flush=True)
     return status.record()
 

@@ -208,6 +208,7 @@ def run_scenarios(
     from creations.runs.services import creation_submit, run_cancel
     from creations.runs.state import run_finish
     from devstack.containers import run_containers
+    from sandboxes.cpu_priority import OFFLINE
     from workspaces.models import ModelEndpoint, Role
     from workspaces.services import membership_add, workspace_create
 
@@ -236,9 +237,7 @@ def run_scenarios(
 
     results: dict[str, Any] = {
         "sandbox_cpu_priority": sandbox_priority(settings.SANDBOX_CGROUP_PARENT),
-        "preview_sandbox_cpu_priority": sandbox_priority(
-            settings.SANDBOX_OFFLINE_CGROUP_PARENT, "SANDBOX_OFFLINE_CGROUP_PARENT"
-        ),
+        "preview_sandbox_cpu_priority": sandbox_priority(settings.SANDBOX_OFFLINE_CGROUP_PARENT, OFFLINE),
     }
 
     # Baseline: the transport alone (events written by this process at ~50/s, one watcher).

@@ -25,10 +25,10 @@ The platform's own sandboxes (previews and comparisons of agents' files,
 sandboxes/offline.py) have a group of their own, SANDBOX_OFFLINE_CGROUP_PARENT, at
 half a process's weight: four times the agents' group, below each process of the
 web tier. They are short and bounded (PREVIEW_TIMEOUT per tool, PREVIEW_RUN_SECONDS
-per run), and a run waits on them before it ends: in the agents' group, two busy
-processes beside them left a Chromium screenshot a few percent of the CPU (22 s
-instead of 5, past its tool's limit), at half a process's weight it took as long
-as in Docker's default parent.
+per run), and a run waits on them before it ends: in the agents' group, with two
+test workers busy beside it, an HTML screenshot took 14-22 s instead of 5 in
+Docker's default parent, and its test 21-31 s (past the tool's 30 s, now and then);
+at half a process's weight that test took 11-12 s, at a full process's 11.
 
 Whatever the outcome, sandboxes start: without the group's weight they run at
 normal priority.
@@ -109,7 +109,8 @@ class Engine:
 
     @property
     def low_weight(self) -> int:
-        return LOW_CPU_SHARES if self.version == 1 else LOW_CPU_WEIGHT
+        """The agents' group's weight under this engine's cgroup version."""
+        return AGENTS.weight_under(self.version)
 
     def describe(self) -> str:
         return f"cgroup v{self.version}, Docker's {self.driver} driver"
