@@ -27,7 +27,12 @@ pytestmark = [pytest.mark.services, pytest.mark.docker, pytest.mark.django_db(tr
 
 HOST_B = "worker-host-b"
 THREADS_PER_HOST = 2
-WORK = "mkdir -p /testbed/output && hostname > /testbed/output/where.txt && echo working && sleep 25"
+# Each run stays at work until the test lets it go (a line into its sandbox's /tmp/go), not for a
+# fixed time: on a busy machine the last sandbox may start long after the first, and a run that
+# finished early would end neither by the cancel nor by its host going away.
+WORK = (
+    "mkdir -p /testbed/output && hostname > /testbed/output/where.txt && mkfifo /tmp/go && echo working && cat /tmp/go"
+)
 
 
 @pytest.fixture
@@ -46,6 +51,15 @@ def _atelier_containers(client: docker.DockerClient) -> list[str]:
     return [c.name or "" for c in client.containers.list(all=True, filters={"label": "atelier.sandbox"})]
 
 
+def _let_go(run: Run, client: docker.DockerClient) -> None:
+    """End the run's waiting command: what it waits on (a named pipe) gets its line."""
+    names = run_containers(run.pk, client=client)
+    assert names, f"run {run.pk} has no sandbox on this engine"
+    for name in names:
+        result = client.containers.get(name).exec_run(["sh", "-c", "echo go > /tmp/go"], user="1000:1000")
+        assert result.exit_code == 0, result.output
+
+
 def test_runs_spread_over_two_hosts_and_survive_losing_one(
     two_hosts: AtelierServer, second_engine: SecondEngine, team: Team, scripted_model: ScriptedModel
 ) -> None:
@@ -55,7 +69,7 @@ def test_runs_spread_over_two_hosts_and_survive_losing_one(
     endpoint = scripted_endpoint(team, scripted_model, [bash(WORK), submit_reply()])
     runs = [submit(team, endpoint, brief=f"run {n}") for n in range(4)]
     for run in runs:  # each is at work in its sandbox
-        wait_for_event(run, "tool_output_delta", timeout=90, logs=stack.logs)
+        wait_for_event(run, "tool_output_delta", timeout=180, logs=stack.logs)
     by_host: dict[str, list[Run]] = {}
     for run in runs:
         run.refresh_from_db()
@@ -83,7 +97,9 @@ def test_runs_spread_over_two_hosts_and_survive_losing_one(
     stack.kill_worker("worker-b")
     lost = wait_for_final(lost, timeout=60, logs=stack.logs)
     assert (lost.status, lost.reason) == (RunStatus.FAILED, worker_lost_reason(HOST_B))
+    engine_a = docker.from_env()
     for run in by_host[stack.host_id]:
+        _let_go(run, engine_a)
         run = wait_for_final(run, timeout=120, logs=stack.logs)
         assert run.status == RunStatus.SUCCEEDED, run.reason
         assert [a.path for a in Artifact.objects.filter(run=run)] == ["where.txt"]
