@@ -168,6 +168,8 @@ bench: venv system-test sandbox-image bench-reference
 	$(PY) bench/capacity.py
 	$(PY) bench/throwaway_redis.py
 	DATABASE_URL=$(TEST_DATABASE_URL) $(PY) bench/stack_start.py
+	$(PY) bench/image_build.py
+	$(PY) bench/background_tests.py
 
 clean:
 	rm -rf $(VENV) var .mypy_cache .ruff_cache .pytest_cache
