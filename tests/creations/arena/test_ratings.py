@@ -3,6 +3,8 @@
 import random
 import time
 
+import pytest
+
 from creations.arena.ratings import Ballot, ratings
 
 
@@ -11,6 +13,7 @@ def seeded_votes(count: int, *, prefer_a: float, seed: int = 7) -> list[Ballot]:
     return [Ballot(models=("A", "B"), winner="A" if chooser.random() < prefer_a else "B") for _ in range(count)]
 
 
+@pytest.mark.alone  # times the fit on this machine's clock
 def test_200_votes_preferring_a_seven_times_in_ten_rank_a_first_with_its_interval_above_bs_centre() -> None:
     started = time.monotonic()
     board = ratings(seeded_votes(200, prefer_a=0.7))

@@ -8,6 +8,8 @@ import asyncio
 import time
 from typing import Any
 
+import pytest
+
 from creations.events.socket_slots import SocketSlots
 from creations.events.watch_guard import WatchGuard
 
@@ -20,6 +22,7 @@ class CountedSlots:
         self.refreshed += 1
 
 
+@pytest.mark.alone  # measures the gaps between checks: a starved process would stretch them
 def test_access_is_asked_on_the_clock_and_the_first_refusal_ends_the_guard(settings: Any) -> None:
     settings.RUN_WS_ACCESS_RECHECK_SECONDS = 0.3
     settings.RUN_WS_POLL_SECONDS = 0.2

@@ -236,6 +236,7 @@ def test_a_reply_without_end_is_read_only_up_to_the_cap(
     assert "reading stopped" in verdict.message
 
 
+@pytest.mark.alone  # measures the deadline by this machine's clock: a starved process would overrun it
 @pytest.mark.parametrize("part", ["status line", "body"])
 def test_a_server_that_trickles_its_answer_is_given_up_on_at_the_deadline(part: str) -> None:
     # A byte every 0.3 s: the 2 s per-read timeout never fires, only the overall deadline can.
