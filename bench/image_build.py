@@ -8,9 +8,10 @@ cache off and the context already prepared (wheels, uv, assets and the offline b
 cache, as `build_sandbox_image --offline` leaves them): the wall time and the CPU time of the
 whole machine, Debian's downloads included.
 
-Now: platform/sandbox/Dockerfile as it is (uv installs the wheels; dpkg without a sync per file).
-Baseline, in the same run, rounds alternating: the Dockerfile of `--baseline-revision` (pip
-installs the wheels; dpkg syncing each file), with the same context.
+Now: platform/sandbox/Dockerfile as it is (uv installs the wheels in a stage of their own, whose
+virtualenv the image copies; dpkg without a sync per file). Baseline, in the same run, rounds
+alternating: the Dockerfile of `--baseline-revision` (pip installs the wheels in the image, whose
+layers keep them; dpkg syncing each file), with the same context. Each result says the image's size.
 Writes bench/results/image_build.json.
 """
 
@@ -58,13 +59,15 @@ def dockerfile_at(revision: str) -> str:
 
 def build(
     client: docker.DockerClient, context: Path, base_image: str, dockerfile: str, tag: str
-) -> tuple[float, float]:
+) -> tuple[float, float, int]:
     (context / "Dockerfile").write_text(dockerfile)
-    result = wall_and_machine_cpu(
+    wall, cpu = wall_and_machine_cpu(
         lambda: docker_build(client, context, tag, base_image, quiet, labels={}, no_cache=True)
     )
+    size = int(client.images.get(tag).attrs["Size"])
     client.images.remove(tag, force=True)
-    return result
+    client.images.prune(filters={"dangling": True})  # the stages' images, which nothing else uses
+    return wall, cpu, size
 
 
 def main() -> None:
@@ -76,13 +79,16 @@ def main() -> None:
     context, base_image = prepare_sandbox_context(client, offline=True, log=print)
     now_text, before_text = (ROOT / DOCKERFILE).read_text(), dockerfile_at(args.baseline_revision)
     report = report_opening(baseline_revision=args.baseline_revision)
-    now: list[tuple[float, float]] = []
-    before: list[tuple[float, float]] = []
+    now: list[tuple[float, float, int]] = []
+    before: list[tuple[float, float, int]] = []
     for _ in range(args.rounds):
         before.append(build(client, context, base_image, before_text, f"{BENCH_TAG}:baseline"))
         now.append(build(client, context, base_image, now_text, f"{BENCH_TAG}:now"))
-    report["baseline_pip_and_synced_dpkg"] = medians_of_wall_and_cpu(before, digits=1)
-    report["now_uv_and_unsynced_dpkg"] = medians_of_wall_and_cpu(now, digits=1)
+    for name, samples in (("baseline_pip_in_the_image_synced_dpkg", before), ("now_uv_in_a_stage_unsynced_dpkg", now)):
+        report[name] = {
+            **medians_of_wall_and_cpu([(wall, cpu) for wall, cpu, _ in samples], digits=1),
+            "image_megabytes": round(samples[-1][2] / 1e6),
+        }
     report["speed_after"] = machine_speed()
     write_results(RESULTS, report)
 
