@@ -94,7 +94,7 @@ pytest: venv
 REST_WORKERS ?= 2
 REST_TESTS := not ($(FAST_TESTS)) and not alone
 # Where the tests marked `alone` are: the marker is written on them, never added by a hook, so their run
-# collects these files only, not the whole suite (seconds of CPU) to deselect all but three.
+# collects these files only, not the whole suite (seconds of CPU) to deselect all but a few.
 ALONE_TEST_FILES = $(shell grep -rlE --include='test_*.py' 'mark\.alone' tests)
 # `make test` leaves the fast tests marked `alone` to its last part (FAST_SELECTION): beside the rest, as
 # background work, they would measure a starved process's time.

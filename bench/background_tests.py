@@ -17,13 +17,10 @@ the fast tests ran before. Writes bench/results/background_tests.json.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import os
 import statistics
-import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +35,7 @@ django.setup()
 from django.conf import settings  # noqa: E402
 
 from bench.measuring import (  # noqa: E402
+    busy,
     cpu_snapshot,
     machine_speed,
     report_opening,
@@ -49,20 +47,7 @@ from sandboxes.docker_runtime import start_sandbox  # noqa: E402
 RESULTS = ROOT / "bench" / "results" / "background_tests.json"
 LABELS = {"atelier.owner": "bench", "atelier.bench": "background-tests"}
 WORK = "python3 -c 'sum(i * i for i in range(6_000_000))' && echo done"
-SPIN = [sys.executable, "-c", "while True: pass"]
-
-
-@contextlib.contextmanager
-def busy(processes: int, *, in_background: bool) -> Iterator[None]:
-    prefix = [sys.executable, "-m", "devstack.background", "--"] if in_background else []
-    spinning = [subprocess.Popen([*prefix, *SPIN], cwd=ROOT) for _ in range(processes)]
-    try:
-        time.sleep(1.0)
-        yield
-    finally:
-        for process in spinning:
-            process.kill()
-            process.wait()
+IN_BACKGROUND = [sys.executable, "-m", "devstack.background", "--"]
 
 
 def one_sandbox() -> dict[str, float]:
@@ -102,9 +87,9 @@ def main() -> None:
     now: list[dict[str, float]] = []
     for _ in range(args.rounds):
         quiet.append(one_sandbox())
-        with busy(args.busy, in_background=False):
+        with busy(args.busy):
             before.append(one_sandbox())
-        with busy(args.busy, in_background=True):
+        with busy(args.busy, started_with=IN_BACKGROUND):
             now.append(one_sandbox())
     report["idle_machine"] = summarize(quiet)
     report["baseline_busy_in_the_session_group"] = summarize(before)

@@ -22,14 +22,11 @@ limit (PREVIEW_TIMEOUT) counts as missing. Writes bench/results/html_previews.js
 from __future__ import annotations
 
 import argparse
-import contextlib
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -47,7 +44,7 @@ from django.contrib.auth.models import User  # noqa: E402
 from django.core.files.base import ContentFile  # noqa: E402
 from django.utils import timezone  # noqa: E402
 
-from bench.measuring import cpu_snapshot, machine_speed, report_opening, write_results  # noqa: E402 - beside this file
+from bench.measuring import busy, cpu_snapshot, machine_speed, report_opening, write_results  # noqa: E402
 from creations.artifacts import previews  # noqa: E402
 from creations.models import Artifact, ArtifactKind, Creation, Run, RunStatus  # noqa: E402
 from devstack.databases import throwaway_database  # noqa: E402
@@ -112,19 +109,6 @@ def summarize(samples: list[dict[str, float]]) -> dict[str, Any]:
         "median_sandbox_cpu_s": round(statistics.median(s["sandbox_cpu_s"] for s in samples), 2),
         "sandbox_cpu_s_each": [round(s["sandbox_cpu_s"], 2) for s in samples],
     }
-
-
-@contextlib.contextmanager
-def busy(processes: int) -> Iterator[None]:
-    """Processes spinning in this process's cgroup, each at a normal process's CPU weight."""
-    spinning = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(processes)]
-    try:
-        time.sleep(1.0)
-        yield
-    finally:
-        for process in spinning:
-            process.kill()
-            process.wait()
 
 
 def prepare_groups() -> dict[str, Any]:

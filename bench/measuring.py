@@ -3,12 +3,15 @@ what their stacks change from devstack's environment (`BENCH_ENV`)."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import platform
 import statistics
+import subprocess
+import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -80,6 +83,22 @@ class PhaseLoad:
             "load_1m_at_end": round(one, 2),
             "load_5m_at_end": round(five, 2),
         }
+
+
+@contextlib.contextmanager
+def busy(processes: int, *, started_with: Sequence[str] = ()) -> Iterator[None]:
+    """`processes` Python processes spinning for the block, as busy web processes or test workers would:
+    in this process's cgroup at a normal process's weight, or as `started_with` starts them
+    (`python -m devstack.background --`)."""
+    spin = [*started_with, sys.executable, "-c", "while True: pass"]
+    spinning = [subprocess.Popen(spin, cwd=Path(__file__).resolve().parent.parent) for _ in range(processes)]
+    try:
+        time.sleep(1.0)
+        yield
+    finally:
+        for process in spinning:
+            process.kill()
+            process.wait()
 
 
 def wall_and_machine_cpu(work: Callable[[], object]) -> tuple[float, float]:

@@ -4,7 +4,8 @@ Each is tagged by a hash of its inputs and skipped when up to date, and built as
 the sandbox image is (sandboxes/image.py, whose parts this reuses): `FROM` a slim
 Debian Python image pulled from a registry or, offline, the mmdebstrap bookworm
 base imported into Docker; Python packages downloaded on this machine as wheels
-and installed with `pip install --no-index`, so the build needs no package index.
+and installed with uv (`uv pip install --no-index`, in a build stage of their own), so the build
+needs no package index.
 
 The platform image holds only what it runs: the packages pyproject.toml lists,
 templates, static files and manage.py. Never the rest of a checkout, where
@@ -150,7 +151,7 @@ def _platform_context(cache: Path, log: Log) -> Path:
     (context / "wheels").mkdir()
     for wheel in wheels.glob("*.whl"):
         link_or_copy(wheel, context / "wheels" / wheel.name)
-    link_or_copy(ensure_installer(cache, log), context / "wheels" / "uv")  # in the wheels' layer, removed with them
+    link_or_copy(ensure_installer(cache, log), context / "wheels" / "uv")  # beside the wheels, in the packages stage
     for name, path in platform_files():
         target = context / "app" / name
         target.parent.mkdir(parents=True, exist_ok=True)

@@ -5,7 +5,8 @@ Two paths share one Dockerfile (platform/sandbox/Dockerfile):
 - offline: a minimal bookworm root filesystem (mmdebstrap's minbase) imported
   into Docker, for machines that reach Debian and PyPI but no container registry.
 Python packages are always downloaded on the host as wheels into a cache
-directory and installed with `pip install --no-index`, so the build itself
+directory and installed with uv (`uv pip install --no-index`, in a build stage whose virtualenv
+the image copies, so neither the wheels nor uv stay in it), so the build itself
 needs no package index (and works where TLS inside containers does not); the
 npm packages whose files the image ships (npm-assets.txt: the offline base
 map) are fetched on the host the same way, from the npm registry, each checked
@@ -125,7 +126,7 @@ def binary_from_wheel(wheel: Path, name: str, target: Path) -> None:
 
 def ensure_installer(cache: Path, log: Log) -> Path:
     """uv's binary (platform/installer.txt), out of its wheel, cached by the pin: the image builds
-    install their wheels with it, in about half pip's time (bench/image_build.py)."""
+    install their wheels with it, in their packages stage (bench/image_build.py)."""
     folder = cache / "installer" / _lines_hash(INSTALLER_SPEC)
     binary = folder / "uv"
     if binary.exists():
@@ -261,7 +262,7 @@ def _prepare_context(cache: Path, wheels: Path, installer: Path, assets: Path, n
         for item in source.iterdir():
             if item.suffix == suffix:
                 link_or_copy(item, target / item.name)
-    link_or_copy(installer, context / "wheels" / "uv")  # in the wheels' layer, which the install removes
+    link_or_copy(installer, context / "wheels" / "uv")  # beside the wheels, in the stage the image leaves behind
     return context
 
 
