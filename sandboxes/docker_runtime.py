@@ -18,6 +18,7 @@ from sandboxes import files, snapshots
 from sandboxes.container_spec import SandboxConfig, container_options
 from sandboxes.docker_exec import ExecConnection
 from sandboxes.egress_guard import egress_guard
+from sandboxes.engine_errors import ENGINE_UNANSWERED
 from sandboxes.firewall import NetworkPolicyError, daemon_address
 from sandboxes.freezer import Freezer
 from sandboxes.network import ensure_network
@@ -269,6 +270,13 @@ class DockerSandbox:
         except docker.errors.APIError as exc:
             if "already in progress" not in str(exc):
                 logger.warning("could not remove sandbox %s: %s", self.container_id[:12], exc)
+        except ENGINE_UNANSWERED as exc:
+            # The run ends all the same; the engine may still finish the removal, else this host's
+            # janitor removes the sandbox once no active run claims it.
+            logger.warning(
+                "sandbox %s: the engine did not answer its removal (%s); the janitor removes it",
+                self.container_id[:12], exc,
+            )  # fmt: skip
         finally:
             self._removed.set()
 

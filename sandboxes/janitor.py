@@ -22,6 +22,7 @@ from django.conf import settings
 from django.utils.module_loading import import_string
 
 from sandboxes.container_spec import LABEL_HOST, LABEL_RUN_ID, LABEL_SANDBOX
+from sandboxes.engine_errors import ENGINE_UNANSWERED
 from sandboxes.freezer import thaw_container
 from sandboxes.pool import POOL_NAME_PREFIX, POOL_OWNER_LABEL, RUN_NAME_PREFIX
 
@@ -132,6 +133,9 @@ def sweep(
                 pass
             except docker.errors.APIError as exc:
                 logger.warning("janitor could not remove %s: %s", name, exc)
+                continue
+            except ENGINE_UNANSWERED as exc:  # the next sweep tries again
+                logger.warning("janitor could not remove %s: the engine did not answer (%s)", name, exc)
                 continue
         logger.info("janitor removed sandbox %s: %s", name, reason)
         removals.append(Removal(name=name, reason=reason))
