@@ -14,6 +14,13 @@ from pathlib import Path
 from typing import IO
 
 ATELIER = str(Path(sys.executable).parent / "atelier")
+# A terminal's foreground job takes Ctrl-C's SIGINT at its default disposition, whatever the test's own
+# was: a suite started in the background by a script (`make test &`) has SIGINT ignored, every child
+# inherits that, and Python then never turns SIGINT into KeyboardInterrupt. So the command is started
+# through this, which sets SIGINT back to its default and becomes the command (same process).
+AS_A_FOREGROUND_JOB = (
+    "import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); os.execv(sys.argv[1], sys.argv[1:])"
+)
 
 
 def atelier_env(*, url: str | None, token: str | None, config_home: Path) -> dict[str, str]:
@@ -29,7 +36,7 @@ def atelier_env(*, url: str | None, token: str | None, config_home: Path) -> dic
 class AtelierSession:
     def __init__(self, args: list[str], env: dict[str, str]) -> None:
         self.process = subprocess.Popen(
-            [ATELIER, *args],
+            [sys.executable, "-c", AS_A_FOREGROUND_JOB, ATELIER, *args],
             env=env,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
