@@ -25,28 +25,20 @@ def _process_environment(env: dict[str, str]) -> dict[str, str]:
     return clean
 
 
-def manage(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
+def _start(argv: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "manage.py", *args],
-        cwd=ROOT,
-        env=_process_environment(env),
-        capture_output=True,
-        text=True,
-        timeout=60,
+        [sys.executable, *argv], cwd=ROOT, env=_process_environment(env), capture_output=True, text=True, timeout=60
     )
+
+
+def manage(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    return _start(["manage.py", *args], env)
 
 
 def python(code: str, **env: str) -> subprocess.CompletedProcess[str]:
     """`code` in a process of the checkout that starts as every process does, from the settings the
-    environment makes; without the apps `manage.py shell` loads first (a second of CPU each)."""
-    return subprocess.run(
-        [sys.executable, "-c", code],
-        cwd=ROOT,
-        env=_process_environment(env),
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    environment makes; without the apps `manage.py shell` loads first (most of a second of CPU each)."""
+    return _start(["-c", code], env)
 
 
 @pytest.mark.parametrize(
