@@ -1,7 +1,9 @@
 """Sandbox benchmark: cold start, warm acquire, execute_bash round trips, 10 MB
 copy in/out, and the baseline of one `docker exec` per command (how the
-reference LLM-in-Sandbox agent runs commands), all in the same run; and what
-an idle sandbox costs between commands, frozen and running.
+reference LLM-in-Sandbox agent runs commands), all in the same run; what
+an idle sandbox costs between commands, frozen and running; and commands
+after a pause (as between agent steps, while the model thinks), with and
+without the CPU burst (SANDBOX_CPU_BURST), in two sandboxes taking turns.
 
     DJANGO_SETTINGS_MODULE=config.test_settings .venv/bin/python bench/sandbox.py [--rounds N]
 
@@ -27,12 +29,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.test_settings")
 
 import django
+import docker
 
 django.setup()
 
 from django.conf import settings  # noqa: E402
 
-from sandboxes.docker_runtime import SandboxConfig, start_sandbox  # noqa: E402
+from sandboxes.container_cgroup import container_cgroups  # noqa: E402
+from sandboxes.docker_runtime import DockerSandbox, SandboxConfig, start_sandbox  # noqa: E402
 from sandboxes.pool import WarmPool  # noqa: E402
 
 LABELS = {"atelier.owner": "bench", "atelier.run_id": "bench"}
@@ -91,6 +95,57 @@ def idle_cpu(sandboxes: int, seconds: float) -> dict[str, float]:
     }
 
 
+def _cpu_stat(box: DockerSandbox) -> dict[str, int]:
+    pid = int(docker.from_env().api.inspect_container(box.id)["State"]["Pid"])
+    groups = container_cgroups(pid, box.id, "cpu")
+    if not groups:
+        sys.exit("the sandboxes' cgroups are not readable here: run as root on the Docker host")
+    return {key: int(value) for key, value in (line.split() for line in (groups[0].directory / "cpu.stat").open())}
+
+
+# A builtin (what waking the sandbox costs), one process, and four at once (a pipeline).
+PAUSED_COMMANDS = {"true": "true", "python3": "python3 -c pass", "pipeline": "ls /usr/bin | sort | head -3 | wc -l"}
+
+
+def after_a_pause(rounds: int, pause: float = 0.2) -> dict[str, dict[str, float]]:
+    """PAUSED_COMMANDS each after a pause, in a sandbox with the CPU burst and one without,
+    taking turns so both see the same machine; and how long each group was throttled."""
+    boxes = {
+        burst: start_sandbox(LABELS, config=dataclasses.replace(SandboxConfig.from_settings(), cpu_burst=burst))
+        for burst in (True, False)
+    }
+    samples: dict[str, list[float]] = {}
+    try:
+        before = {burst: _cpu_stat(box) for burst, box in boxes.items()}
+        for _ in range(rounds):
+            for kind, command in PAUSED_COMMANDS.items():
+                for burst, box in boxes.items():
+                    time.sleep(pause)
+                    started = time.perf_counter()
+                    box.run_command(command, timeout=30)
+                    name = f"{kind}_after_a_pause_{'with' if burst else 'without'}_cpu_burst"
+                    samples.setdefault(name, []).append((time.perf_counter() - started) * 1000)
+        throttled = {
+            burst: (_cpu_stat(box)["throttled_time"] - before[burst]["throttled_time"]) / 1e6  # v1: ns
+            if "throttled_time" in before[burst]
+            else (_cpu_stat(box)["throttled_usec"] - before[burst]["throttled_usec"]) / 1e3
+            for burst, box in boxes.items()
+        }
+    finally:
+        for box in boxes.values():
+            box.stop()
+    figures: dict[str, dict[str, float]] = {}
+    for name, values in samples.items():
+        values.sort()
+        figures[name] = {
+            "p50_ms": round(statistics.median(values), 2),
+            "p90_ms": round(values[min(len(values) - 1, int(len(values) * 0.9))], 2),
+            "rounds": len(values),
+        }
+    figures["throttled_ms"] = {"with_cpu_burst": round(throttled[True], 1), "without": round(throttled[False], 1)}
+    return figures
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--rounds", type=int, default=30)
@@ -144,6 +199,9 @@ def main() -> None:
     finally:
         box.stop()
 
+    paused = after_a_pause(rounds)
+    throttled = paused.pop("throttled_ms")
+    results.update(paused)
     idle = idle_cpu(sandboxes=8, seconds=5.0)
 
     speedup = results["baseline_docker_exec_true"]["p50_ms"] / results["execute_bash_true"]["p50_ms"]
@@ -157,11 +215,16 @@ def main() -> None:
         "runtime": settings.SANDBOX_RUNTIME,
         "results": results,
         "idle_sandbox_cpu": idle,
+        "throttled_ms_after_pauses": throttled,
         "execute_bash_true_speedup_vs_docker_exec": round(speedup, 1),
     }
     for name, figures in results.items():
         print(f"{name:36} p50 {figures['p50_ms']:9.2f} ms   p90 {figures['p90_ms']:9.2f} ms   (n={figures['rounds']})")
     print(f"execute_bash `true` is {speedup:.0f}x faster than one docker exec per command")
+    print(
+        f"throttled by the CPU quota over the commands after a pause: {throttled['with_cpu_burst']} ms with"
+        f" the CPU burst, {throttled['without']} ms without"
+    )
     print(
         f"an idle sandbox costs {idle['running_ms_per_s']} ms of CPU per second running, "
         f"{idle['frozen_ms_per_s']} ms frozen between commands"

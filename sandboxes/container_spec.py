@@ -50,6 +50,7 @@ class SandboxConfig:
     copy_out_max_bytes: int
     copy_out_max_files: int
     freeze_idle: bool = False
+    cpu_burst: bool = False
     output_max_bytes: int = 128 * 1024 * 1024
     host_id: str = "localhost"
 
@@ -84,6 +85,7 @@ class SandboxConfig:
             copy_out_max_bytes=s.SANDBOX_COPY_OUT_MAX_BYTES,
             copy_out_max_files=s.SANDBOX_COPY_OUT_MAX_FILES,
             freeze_idle=s.SANDBOX_FREEZE_IDLE,
+            cpu_burst=s.SANDBOX_CPU_BURST,
             output_max_bytes=s.SANDBOX_OUTPUT_MAX_BYTES,
             host_id=s.SANDBOX_HOST_ID,
         )

@@ -16,6 +16,7 @@ import docker.errors
 
 from sandboxes import files, snapshots
 from sandboxes.container_spec import SandboxConfig, container_options
+from sandboxes.cpu_burst import allow_cpu_burst
 from sandboxes.docker_exec import ExecConnection
 from sandboxes.egress_guard import egress_guard
 from sandboxes.engine_errors import ENGINE_UNANSWERED
@@ -44,6 +45,7 @@ class ExecOutputTooLarge(SandboxError):
 
 
 _unfreezable_logged = threading.Event()
+_no_cpu_burst_logged = threading.Event()
 _network_lock = threading.Lock()
 _network_ready: set[tuple[str, str]] = set()  # (daemon, network name): each engine has its own networks
 
@@ -123,21 +125,35 @@ class DockerSandbox:
         return self.container_id
 
     def start_shell(self) -> None:
+        pid = self._sandbox_pid() if self.config.freeze_idle or self.config.cpu_burst else 0
+        if self.config.cpu_burst:  # before the shell: starting it is the sandbox's first burst
+            self._allow_cpu_burst(pid)
         try:
             self._shell.start(timeout=self.config.start_timeout)
         except ShellUnavailable as exc:
             raise SandboxError(str(exc)) from exc
         if self.config.freeze_idle:
-            self._freezer = self._find_freezer()
+            self._freezer = self._find_freezer(pid)
             with self._freeze_lock:
                 self._freeze_if_idle()
 
-    # -- freezing between commands -------------------------------------------
-    def _find_freezer(self) -> Freezer | None:
+    def _sandbox_pid(self) -> int:
+        """The host pid of the container's process, whose cgroup is the sandbox's (0: unknown)."""
         try:
-            pid = int(self._api.inspect_container(self.container_id)["State"].get("Pid") or 0)
+            return int(self._api.inspect_container(self.container_id)["State"].get("Pid") or 0)
         except docker.errors.APIError:
-            return None
+            return 0
+
+    def _allow_cpu_burst(self, pid: int) -> None:
+        if not allow_cpu_burst(pid, self.container_id) and not _no_cpu_burst_logged.is_set():
+            _no_cpu_burst_logged.set()  # once per process: it holds for every sandbox of this worker
+            logger.info(
+                "sandboxes cannot burst above SANDBOX_CPUS here (SANDBOX_CPU_BURST needs write access to"
+                " their cgroups and Linux 5.14 or later): a command starting processes may be throttled"
+            )
+
+    # -- freezing between commands -------------------------------------------
+    def _find_freezer(self, pid: int) -> Freezer | None:
         freezer = Freezer.for_container(pid, self.container_id)
         if freezer is None and not _unfreezable_logged.is_set():
             _unfreezable_logged.set()  # once per process: it holds for every sandbox of this worker

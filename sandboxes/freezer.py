@@ -21,10 +21,9 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-logger = logging.getLogger(__name__)
+from sandboxes.container_cgroup import CGROUP_ROOT, PROC_ROOT, container_cgroups
 
-CGROUP_ROOT = Path("/sys/fs/cgroup")
-PROC_ROOT = Path("/proc")
+logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -42,23 +41,11 @@ class Freezer:
         """The freezer of the cgroup holding `pid` (the container's sandbox
         process), or None when there is none we may write. The cgroup must be
         the container's own (its path names the container), never a shared one."""
-        if pid <= 0:
-            return None
-        try:
-            lines = (proc / str(pid) / "cgroup").read_text().splitlines()
-        except OSError:  # another PID namespace, or the process is gone
-            return None
-        candidates: list[Freezer] = []
-        for line in lines:
-            _, controllers, path = line.split(":", 2)
-            if container_id not in path:
-                continue
-            relative = path.lstrip("/")
-            if "freezer" in controllers.split(","):  # cgroup v1 (takes precedence on hybrid hosts)
-                candidates.insert(0, cls(cgroups / "freezer" / relative / "freezer.state", "FROZEN", "THAWED"))
-            elif controllers == "":  # cgroup v2
-                candidates.append(cls(cgroups / relative / "cgroup.freeze", "1", "0"))
-        for freezer in candidates:
+        for group in container_cgroups(pid, container_id, "freezer", proc=proc, cgroups=cgroups):
+            if group.version == 1:
+                freezer = cls(group.directory / "freezer.state", "FROZEN", "THAWED")
+            else:
+                freezer = cls(group.directory / "cgroup.freeze", "1", "0")
             if os.access(freezer.control, os.W_OK):
                 return freezer
         return None
