@@ -1,5 +1,6 @@
-"""The API role matrix's event-stream rows (tests/api/test_role_matrix.py): the stream reads what was
-committed, from another thread, so each case builds and commits a world of its own."""
+"""The API role matrix's event-stream rows (tables in tests/api/role_matrix/, the check in
+tests/api/test_role_matrix.py): the stream reads what was committed, from another thread, so each
+case builds and commits a world of its own."""
 
 from __future__ import annotations
 
