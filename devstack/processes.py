@@ -34,9 +34,13 @@ def require_executable(name: str, how: str) -> str:
 
 
 def niced(priority: int, argv: list[str]) -> list[str]:
-    """`argv` run at a CPU priority (0: as it is). On a box of few cores the batch work (worker and
-    sandboxes) would otherwise starve the processes that serve the pages."""
-    return ["nice", "-n", str(priority), *argv] if priority else argv
+    """`argv` run at the CPU priority `priority`, a nice value counted from the default (0), whatever
+    this process's own: `nice -n` only adds to the caller's, so a benchmark that raised its own
+    priority would otherwise start its web tier higher still and its batch work at the default. On a
+    box of few cores the batch work (worker and sandboxes) would otherwise starve the processes that
+    serve the pages."""
+    step = priority - os.nice(0)
+    return ["nice", "-n", str(step), *argv] if step else argv
 
 
 @dataclass
