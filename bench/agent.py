@@ -20,7 +20,9 @@ service, claimed and executed by the worker's code (`run_claim_next`,
 database of its own: events stored, status moved, artifacts ingested), the
 sandbox session alone as a worker would call it, and `manage.py create` as a
 person runs it. All three share the sandbox session, so all three overlap
-the sandbox's cold start with the first model request.
+the sandbox's cold start with the first model request. For the web path it
+also counts the SQL statements sent per step (every connection of the
+process: the run's and the event flusher's).
 Writes bench/results/agent.json and prints a table with the ratios.
 
 The reference runs from bench/.venv-reference (`make bench-reference` makes it
@@ -129,6 +131,38 @@ def run_ours_in_process(server: ScriptedModel, steps: int) -> dict[str, Any]:
     return {**timings(server.chat_requests(), started, started), "wall_s": round(wall, 2), "files_out": files}
 
 
+class StatementCounter:
+    """SQL statements sent by every database connection of this process while `counting` (an
+    execute wrapper on each connection as it is made: the run's own thread and the event flusher's).
+    BEGIN and COMMIT are not statements Django executes, so they are not counted."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.counting = False
+        self._lock = threading.Lock()
+
+    def install(self) -> None:
+        from django.db import connection
+        from django.db.backends.signals import connection_created
+
+        connection_created.connect(self._wrap, weak=False)
+        if self not in connection.execute_wrappers:  # this thread's, if it is open already
+            connection.execute_wrappers.append(self)
+
+    def _wrap(self, sender: Any, connection: Any, **_: Any) -> None:
+        if self not in connection.execute_wrappers:
+            connection.execute_wrappers.append(self)
+
+    def __call__(self, execute: Any, sql: str, params: Any, many: bool, context: dict[str, Any]) -> Any:
+        if self.counting:
+            with self._lock:
+                self.count += 1
+        return execute(sql, params, many, context)
+
+
+STATEMENTS = StatementCounter()
+
+
 def run_ours_web(server: ScriptedModel, steps: int) -> dict[str, Any]:
     """A brief submitted as a person does, run by the worker's code path (without the queue hop)."""
     from creations.models import Run, RunStatus
@@ -141,13 +175,24 @@ def run_ours_web(server: ScriptedModel, steps: int) -> dict[str, Any]:
     with patch("creations.runs.queue.send_wake_up"):  # executed right here, as the worker would
         run = creation_submit(workspace=workspace, author=author, brief=BRIEF, model_endpoint=endpoint, max_steps=steps)
     started = time.monotonic()
-    assert run_claim_next(worker="bench") == run.pk
-    run_execute(run_id=run.pk)
-    wall = time.monotonic() - started
+    STATEMENTS.count, STATEMENTS.counting = 0, True
+    try:
+        assert run_claim_next(worker="bench") == run.pk
+        run_execute(run_id=run.pk)
+        wall = time.monotonic() - started
+        time.sleep(0.3)  # what the flusher still stores of the run (held events wait about 100 ms)
+    finally:
+        STATEMENTS.counting = False
     run = Run.objects.get(pk=run.pk)
     assert run.status == RunStatus.SUCCEEDED, run.reason
     files = run.artifacts.count()
-    return {**timings(server.chat_requests(), started, started), "wall_s": round(wall, 2), "files_out": files}
+    requests = server.chat_requests()
+    return {
+        **timings(requests, started, started),
+        "wall_s": round(wall, 2),
+        "files_out": files,
+        "db_statements_per_step": round(STATEMENTS.count / max(1, len(requests)), 1),
+    }
 
 
 def _bench_workspace(server: ScriptedModel) -> tuple[Any, Any, Any]:
@@ -225,6 +270,8 @@ def pooled(runs: list[dict[str, Any]]) -> dict[str, Any]:
         "wall_s": round(statistics.median(run["wall_s"] for run in runs), 2),
         "files_out_per_run": [run["files_out"] for run in runs],
     }
+    if all("db_statements_per_step" in run for run in runs):
+        result["db_statements_per_step"] = [run["db_statements_per_step"] for run in runs]
     for key in ("first_request_from_process_start_s", "first_request_from_run_start_s"):
         values = [run[key] for run in runs if run.get(key) is not None]
         if values:
@@ -253,6 +300,7 @@ def main() -> None:
         skipped = "--skip-reference"
     elif not REFERENCE_PYTHON.exists():
         sys.exit(f"no reference virtualenv at {REFERENCE_PYTHON.relative_to(ROOT)}: `make bench-reference` makes it")
+    STATEMENTS.install()
     with ScriptedModel() as server, throwaway_database(BENCH_DB_SUFFIX):
         for _ in range(args.repeats):  # interleaved, so a busy moment on the machine hits every variant
             runs["ours_web"].append(run_ours_web(server, args.steps))
@@ -322,6 +370,8 @@ def print_table(results: dict[str, Any], summary: dict[str, Any]) -> None:
         f"first request x{cell(summary['first_request_ratio_from_process_start'])}"
     )
     print(f"targets met: {summary['meets_targets']}")
+    if "db_statements_per_step" in results.get("ours_web", {}):
+        print(f"web path: SQL statements per step, each run: {results['ours_web']['db_statements_per_step']}")
 
 
 if __name__ == "__main__":
