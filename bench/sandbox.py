@@ -42,18 +42,22 @@ from sandboxes.pool import WarmPool  # noqa: E402
 LABELS = {"atelier.owner": "bench", "atelier.run_id": "bench"}
 
 
+def latency_figures(samples_ms: list[float]) -> dict[str, float]:
+    ordered = sorted(samples_ms)
+    return {
+        "p50_ms": round(statistics.median(ordered), 2),
+        "p90_ms": round(ordered[min(len(ordered) - 1, int(len(ordered) * 0.9))], 2),
+        "rounds": len(ordered),
+    }
+
+
 def measure(action: Callable[[], object], rounds: int) -> dict[str, float]:
     samples = []
     for _ in range(rounds):
         started = time.perf_counter()
         action()
         samples.append((time.perf_counter() - started) * 1000)
-    samples.sort()
-    return {
-        "p50_ms": round(statistics.median(samples), 2),
-        "p90_ms": round(samples[min(len(samples) - 1, int(len(samples) * 0.9))], 2),
-        "rounds": rounds,
-    }
+    return latency_figures(samples)
 
 
 def machine_cpu_seconds() -> float:
@@ -95,28 +99,30 @@ def idle_cpu(sandboxes: int, seconds: float) -> dict[str, float]:
     }
 
 
-def _cpu_stat(box: DockerSandbox) -> dict[str, int]:
+def _throttled_ms(box: DockerSandbox) -> float:
+    """How long the kernel has held the sandbox's cgroup to its CPU quota so far."""
     pid = int(docker.from_env().api.inspect_container(box.id)["State"]["Pid"])
     groups = container_cgroups(pid, box.id, "cpu")
     if not groups:
         sys.exit("the sandboxes' cgroups are not readable here: run as root on the Docker host")
-    return {key: int(value) for key, value in (line.split() for line in (groups[0].directory / "cpu.stat").open())}
+    stat = dict(line.split() for line in (groups[0].directory / "cpu.stat").read_text().splitlines())
+    return int(stat["throttled_time"]) / 1e6 if "throttled_time" in stat else int(stat["throttled_usec"]) / 1e3
 
 
 # A builtin (what waking the sandbox costs), one process, and four at once (a pipeline).
 PAUSED_COMMANDS = {"true": "true", "python3": "python3 -c pass", "pipeline": "ls /usr/bin | sort | head -3 | wc -l"}
 
 
-def after_a_pause(rounds: int, pause: float = 0.2) -> dict[str, dict[str, float]]:
+def after_a_pause(rounds: int, pause: float = 0.2) -> tuple[dict[str, dict[str, float]], dict[str, float]]:
     """PAUSED_COMMANDS each after a pause, in a sandbox with the CPU burst and one without,
-    taking turns so both see the same machine; and how long each group was throttled."""
+    taking turns so both see the same machine; and how long (ms) each group was throttled."""
     boxes = {
         burst: start_sandbox(LABELS, config=dataclasses.replace(SandboxConfig.from_settings(), cpu_burst=burst))
         for burst in (True, False)
     }
     samples: dict[str, list[float]] = {}
     try:
-        before = {burst: _cpu_stat(box) for burst, box in boxes.items()}
+        before = {burst: _throttled_ms(box) for burst, box in boxes.items()}
         for _ in range(rounds):
             for kind, command in PAUSED_COMMANDS.items():
                 for burst, box in boxes.items():
@@ -125,25 +131,12 @@ def after_a_pause(rounds: int, pause: float = 0.2) -> dict[str, dict[str, float]
                     box.run_command(command, timeout=30)
                     name = f"{kind}_after_a_pause_{'with' if burst else 'without'}_cpu_burst"
                     samples.setdefault(name, []).append((time.perf_counter() - started) * 1000)
-        throttled = {
-            burst: (_cpu_stat(box)["throttled_time"] - before[burst]["throttled_time"]) / 1e6  # v1: ns
-            if "throttled_time" in before[burst]
-            else (_cpu_stat(box)["throttled_usec"] - before[burst]["throttled_usec"]) / 1e3
-            for burst, box in boxes.items()
-        }
+        throttled = {burst: _throttled_ms(box) - before[burst] for burst, box in boxes.items()}
     finally:
         for box in boxes.values():
             box.stop()
-    figures: dict[str, dict[str, float]] = {}
-    for name, values in samples.items():
-        values.sort()
-        figures[name] = {
-            "p50_ms": round(statistics.median(values), 2),
-            "p90_ms": round(values[min(len(values) - 1, int(len(values) * 0.9))], 2),
-            "rounds": len(values),
-        }
-    figures["throttled_ms"] = {"with_cpu_burst": round(throttled[True], 1), "without": round(throttled[False], 1)}
-    return figures
+    results = {name: latency_figures(values) for name, values in samples.items()}
+    return results, {"with_cpu_burst": round(throttled[True], 1), "without": round(throttled[False], 1)}
 
 
 def main() -> None:
@@ -173,12 +166,7 @@ def main() -> None:
         for _ in range(max(5, rounds // 3)):
             warm()
             pool.release(acquired.pop())
-        warm_samples.sort()
-        results["warm_acquire"] = {
-            "p50_ms": round(statistics.median(warm_samples), 2),
-            "p90_ms": round(warm_samples[min(len(warm_samples) - 1, int(len(warm_samples) * 0.9))], 2),
-            "rounds": len(warm_samples),
-        }
+        results["warm_acquire"] = latency_figures(warm_samples)
     finally:
         pool.shutdown()
 
@@ -199,8 +187,7 @@ def main() -> None:
     finally:
         box.stop()
 
-    paused = after_a_pause(rounds)
-    throttled = paused.pop("throttled_ms")
+    paused, throttled = after_a_pause(rounds)
     results.update(paused)
     idle = idle_cpu(sandboxes=8, seconds=5.0)
 

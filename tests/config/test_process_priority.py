@@ -7,12 +7,14 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
 from devstack.processes import niced
 from tests.support import require
 
+ROOT = Path(__file__).resolve().parents[2]  # where `devstack` is imported from
 REPORT_PRIORITY = [sys.executable, "-c", "import os; print(os.nice(0))"]
 
 
@@ -25,7 +27,9 @@ def _started_from(own: int, priority: int) -> int:
         f"argv = niced({priority}, {REPORT_PRIORITY!r})\n"
         "sys.stdout.write(subprocess.run(argv, capture_output=True, text=True, check=True).stdout)\n"
     )
-    done = subprocess.run([sys.executable, "-c", launcher], capture_output=True, text=True, check=True, timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-c", launcher], cwd=ROOT, capture_output=True, text=True, check=True, timeout=60
+    )
     return int(done.stdout)
 
 

@@ -22,13 +22,16 @@ QUOTA = "100000"  # one core: 100 ms of CPU time in each 100 ms period
 def _cpu_group(box: DockerSandbox) -> tuple[Path, Path]:
     """The sandbox's own cpu cgroup as the kernel reports it: its quota file and its burst file."""
     pid = docker.from_env().api.inspect_container(box.id)["State"]["Pid"]
+    unified = None
     for line in Path(f"/proc/{pid}/cgroup").read_text().splitlines():
         _, controllers, path = line.split(":", 2)
-        if "cpu" in controllers.split(","):
+        if "cpu" in controllers.split(","):  # cgroup v1: the cpu hierarchy
             group = Path("/sys/fs/cgroup/cpu") / path.lstrip("/")
             return group / "cpu.cfs_quota_us", group / "cpu.cfs_burst_us"
-    group = Path("/sys/fs/cgroup") / Path(f"/proc/{pid}/cgroup").read_text().split("::", 1)[1].strip().lstrip("/")
-    return group / "cpu.max", group / "cpu.max.burst"
+        if controllers == "":
+            unified = Path("/sys/fs/cgroup") / path.lstrip("/")
+    assert unified is not None, "the sandbox's process is in no cpu cgroup"
+    return unified / "cpu.max", unified / "cpu.max.burst"
 
 
 def _read(control: Path) -> str:
