@@ -13,6 +13,9 @@ from pathlib import Path
 LOWEST = 10_000
 EPHEMERAL_RANGE = Path("/proc/sys/net/ipv4/ip_local_port_range")
 LINUX_EPHEMERAL_START = 32_768
+# Ports browsers refuse to load anything from (the Fetch standard's "bad ports"; Chromium answers
+# ERR_UNSAFE_PORT): the ones in the range picked from. A browser test's server there never loads.
+BROWSER_BLOCKED = frozenset({10080})
 
 
 def _below_ephemeral() -> int:
@@ -23,11 +26,13 @@ def _below_ephemeral() -> int:
 
 
 def free_port() -> int:
-    """A TCP port nothing listens on now, outside the range outgoing connections take theirs from,
-    for a server about to start."""
+    """A TCP port nothing listens on now, outside the range outgoing connections take theirs from
+    and none a browser refuses, for a server about to start."""
     highest = _below_ephemeral() - 1
     for _ in range(200):
         port = random.randint(LOWEST, highest)  # noqa: S311 - spreading test servers, not a secret
+        if port in BROWSER_BLOCKED:
+            continue
         with socket.socket() as candidate:
             try:
                 candidate.bind(("127.0.0.1", port))

@@ -31,3 +31,13 @@ def test_a_port_someone_listens_on_is_never_picked(monkeypatch: pytest.MonkeyPat
         candidates = iter([taken_port, taken_port, free_port])
         monkeypatch.setattr(ports.random, "randint", lambda low, high: next(candidates))
         assert ports.free_port() == free_port
+
+
+def test_a_port_browsers_refuse_is_never_picked(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Chromium refuses every page from 10080 (ERR_UNSAFE_PORT): a stack there would fail its browser tests.
+    with socket.socket() as free:
+        free.bind(("127.0.0.1", 0))
+        free_port = free.getsockname()[1]
+    candidates = iter([10080, free_port])
+    monkeypatch.setattr(ports.random, "randint", lambda low, high: next(candidates))
+    assert ports.free_port() == free_port
