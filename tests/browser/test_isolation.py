@@ -36,7 +36,9 @@ def hostile_run(web: Web, team: Team) -> dict[str, Any]:
             Output("logo.svg", hostile_svg(web.platform)),
             Output("report.md", hostile_markdown(web.platform)),
         ],
-        previews=True,  # the markdown is rendered in a preview sandbox, as at ingestion
+        # The markdown is rendered in a preview sandbox, as at ingestion; the page's and the picture's
+        # previews are no part of what is tried here (a screenshot costs seconds of CPU under gVisor).
+        previews={"report.md"},
     )
     return {a.path: a for a in run.artifacts.all()} | {"run": run}
 

@@ -5,6 +5,7 @@ names a file `report.png` but writes HTML gets an HTML artifact.
 """
 
 import hashlib
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 from django.contrib.auth.models import User
@@ -30,9 +31,11 @@ def finished_run(
     brief: str = "Make something nice",
     title: str = "",
     visibility: str = Visibility.WORKSPACE,
-    previews: bool = False,
+    previews: bool | Collection[str] = False,
     status: str = RunStatus.SUCCEEDED,
 ) -> Run:
+    """A finished run that left `outputs`; with `previews` (True, or the paths that need them), their
+    previews and renderings made as at the end of a run."""
     run = RunFactory.create(
         finished=True,
         status=status,
@@ -43,12 +46,24 @@ def finished_run(
         creation__visibility=visibility,
     )
     RunEventFactory.create(run=run, seq=1)
-    for output in outputs:
-        add_artifact(run, output, previews=previews)
+    artifacts = [add_artifact(run, output) for output in outputs]
+    make_previews_of(run, artifacts, previews)
     return run
 
 
-def add_artifact(run: Run, output: Output, *, previews: bool = False) -> Artifact:
+def make_previews_of(run: Run, artifacts: Sequence[Artifact], previews: bool | Collection[str]) -> None:
+    """Previews of the `artifacts` `previews` asks for (True: all), in one preview sandbox as a run's end
+    makes them."""
+    wanted = [a for a in artifacts if previews is True or (previews is not False and a.path in previews)]
+    if wanted:
+        from creations.artifacts.previews import make_previews
+
+        make_previews(wanted, run_id=run.pk)
+        for artifact in wanted:
+            artifact.refresh_from_db()
+
+
+def add_artifact(run: Run, output: Output) -> Artifact:
     sniffed = sniff_bytes(output.data[: 64 * 1024], name=output.path)
     artifact = Artifact(
         run=run,
@@ -60,9 +75,4 @@ def add_artifact(run: Run, output: Output, *, previews: bool = False) -> Artifac
     )
     artifact.file.save(output.path.rsplit("/", 1)[-1], ContentFile(output.data), save=False)
     artifact.save()
-    if previews:
-        from creations.artifacts.previews import make_previews
-
-        make_previews([artifact], run_id=run.pk)
-        artifact.refresh_from_db()
     return artifact

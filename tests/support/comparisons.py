@@ -9,7 +9,7 @@ from django.core.cache import cache
 from PIL import Image, ImageDraw
 
 from creations.models import Run, RunStatus
-from tests.support.artifacts import Output, add_artifact, finished_run
+from tests.support.artifacts import Output, add_artifact, finished_run, make_previews_of
 from tests.support.factories import RunFactory
 from workspaces.models import Workspace
 
@@ -20,8 +20,7 @@ def two_versions(
     """A creation whose first run left `older` and whose second left `newer`."""
     run_a = finished_run(workspace=workspace, author=author, outputs=older, previews=previews)
     run_b = RunFactory.create(creation=run_a.creation, finished=True, status=RunStatus.SUCCEEDED)
-    for output in newer:
-        add_artifact(run_b, output, previews=previews)
+    make_previews_of(run_b, [add_artifact(run_b, output) for output in newer], previews)
     return run_a, run_b
 
 
