@@ -5,7 +5,7 @@ names a file `report.png` but writes HTML gets an HTML artifact.
 """
 
 import hashlib
-from collections.abc import Collection, Sequence
+from collections.abc import Sequence, Set
 from dataclasses import dataclass
 
 from django.contrib.auth.models import User
@@ -31,7 +31,7 @@ def finished_run(
     brief: str = "Make something nice",
     title: str = "",
     visibility: str = Visibility.WORKSPACE,
-    previews: bool | Collection[str] = False,
+    previews: bool | Set[str] = False,
     status: str = RunStatus.SUCCEEDED,
 ) -> Run:
     """A finished run that left `outputs`; with `previews` (True, or the paths that need them), their
@@ -51,9 +51,10 @@ def finished_run(
     return run
 
 
-def make_previews_of(run: Run, artifacts: Sequence[Artifact], previews: bool | Collection[str]) -> None:
+def make_previews_of(run: Run, artifacts: Sequence[Artifact], previews: bool | Set[str]) -> None:
     """Previews of the `artifacts` `previews` asks for (True: all), in one preview sandbox as a run's end
     makes them."""
+    # A set, not any collection: a lone string would match every path it contains.
     wanted = [a for a in artifacts if previews is True or (previews is not False and a.path in previews)]
     if wanted:
         from creations.artifacts.previews import make_previews
