@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import fcntl
 import hashlib
 import shutil
 import subprocess
@@ -25,7 +26,7 @@ import sys
 import tarfile
 import urllib.request
 import zipfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -100,17 +101,30 @@ def _lines_hash(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()[:16]
 
 
+@contextlib.contextmanager
+def cache_lock(cache: Path, part: str) -> Iterator[None]:
+    """Held while one part of the build cache is checked and made: builds started at once (`make -j`
+    builds the sandbox and platform images side by side) make a shared part once, and none reads a
+    part another is still writing or removing. Released when the file closes, even if the build dies."""
+    Path(cache).mkdir(parents=True, exist_ok=True)
+    with (Path(cache) / f".{part}.lock").open("w") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        yield
+
+
 def ensure_wheels(cache: Path, requirements: Path, log: Log) -> Path:
     """Every Python package as a wheel (sdists such as midiutil built by `pip wheel`), cached by the file's hash."""
-    wheels = cache / "wheels" / _lines_hash(requirements)
-    if (wheels / ".complete").exists():
+    digest = _lines_hash(requirements)
+    with cache_lock(cache, f"wheels-{digest}"):
+        wheels = cache / "wheels" / digest
+        if (wheels / ".complete").exists():
+            return wheels
+        shutil.rmtree(wheels, ignore_errors=True)
+        wheels.mkdir(parents=True)
+        pip = [sys.executable, "-m", "pip", "--disable-pip-version-check"]
+        _run([*pip, "wheel", "--prefer-binary", "-w", str(wheels), "-r", str(requirements)], log, "Downloading wheels")
+        (wheels / ".complete").touch()
         return wheels
-    shutil.rmtree(wheels, ignore_errors=True)
-    wheels.mkdir(parents=True)
-    pip = [sys.executable, "-m", "pip", "--disable-pip-version-check"]
-    _run([*pip, "wheel", "--prefer-binary", "-w", str(wheels), "-r", str(requirements)], log, "Downloading wheels")
-    (wheels / ".complete").touch()
-    return wheels
 
 
 def binary_from_wheel(wheel: Path, name: str, target: Path) -> None:
@@ -127,35 +141,37 @@ def binary_from_wheel(wheel: Path, name: str, target: Path) -> None:
 def ensure_installer(cache: Path, log: Log) -> Path:
     """uv's binary (platform/installer.txt), out of its wheel, cached by the pin: the image builds
     install their wheels with it, in their packages stage (bench/image_build.py)."""
-    folder = cache / "installer" / _lines_hash(INSTALLER_SPEC)
-    binary = folder / "uv"
-    if binary.exists():
+    with cache_lock(cache, "installer"):
+        folder = cache / "installer" / _lines_hash(INSTALLER_SPEC)
+        binary = folder / "uv"
+        if binary.exists():
+            return binary
+        shutil.rmtree(folder, ignore_errors=True)
+        folder.mkdir(parents=True)
+        pip = [sys.executable, "-m", "pip", "--disable-pip-version-check"]
+        spec = str(INSTALLER_SPEC)
+        _run([*pip, "download", "--no-deps", "--only-binary=:all:", "-d", str(folder), "-r", spec], log, "Installer")
+        wheel = next(folder.glob("uv-*.whl"), None)
+        if wheel is None:
+            raise ImageBuildError(f"pip brought no uv wheel for this machine ({spec}).")
+        partial = folder / "uv.partial"
+        binary_from_wheel(wheel, "uv", partial)
+        partial.rename(binary)
         return binary
-    shutil.rmtree(folder, ignore_errors=True)
-    folder.mkdir(parents=True)
-    pip = [sys.executable, "-m", "pip", "--disable-pip-version-check"]
-    spec = str(INSTALLER_SPEC)
-    _run([*pip, "download", "--no-deps", "--only-binary=:all:", "-d", str(folder), "-r", spec], log, "Installer")
-    wheel = next(folder.glob("uv-*.whl"), None)
-    if wheel is None:
-        raise ImageBuildError(f"pip brought no uv wheel for this machine ({spec}).")
-    partial = folder / "uv.partial"
-    binary_from_wheel(wheel, "uv", partial)
-    partial.rename(binary)
-    return binary
 
 
 def _ensure_assets(cache: Path, log: Log) -> Path:
-    assets = cache / "assets" / _lines_hash(SANDBOX_SOURCE_DIR / "assets.txt")
-    if (assets / ".complete").exists():
+    with cache_lock(cache, "assets"):
+        assets = cache / "assets" / _lines_hash(SANDBOX_SOURCE_DIR / "assets.txt")
+        if (assets / ".complete").exists():
+            return assets
+        shutil.rmtree(assets, ignore_errors=True)
+        assets.mkdir(parents=True)
+        pip = [sys.executable, "-m", "pip", "--disable-pip-version-check"]
+        spec = str(SANDBOX_SOURCE_DIR / "assets.txt")
+        _run([*pip, "download", "--no-deps", "--only-binary=:all:", "-d", str(assets), "-r", spec], log, "Assets")
+        (assets / ".complete").touch()
         return assets
-    shutil.rmtree(assets, ignore_errors=True)
-    assets.mkdir(parents=True)
-    pip = [sys.executable, "-m", "pip", "--disable-pip-version-check"]
-    spec = str(SANDBOX_SOURCE_DIR / "assets.txt")
-    _run([*pip, "download", "--no-deps", "--only-binary=:all:", "-d", str(assets), "-r", spec], log, "Assets")
-    (assets / ".complete").touch()
-    return assets
 
 
 def npm_asset_pins(spec: Path) -> list[tuple[str, str]]:
@@ -185,27 +201,28 @@ def integrity_of(data: bytes) -> str:
 def _ensure_npm_assets(cache: Path, log: Log) -> Path:
     """The pinned npm tarballs, downloaded from the registry and refused unless each matches its pinned
     integrity: the build host needs no npm, and what the image ships is exactly what was pinned."""
-    spec = SANDBOX_SOURCE_DIR / "npm-assets.txt"
-    tarballs = cache / "npm" / _lines_hash(spec)
-    if (tarballs / ".complete").exists():
+    with cache_lock(cache, "npm-assets"):
+        spec = SANDBOX_SOURCE_DIR / "npm-assets.txt"
+        tarballs = cache / "npm" / _lines_hash(spec)
+        if (tarballs / ".complete").exists():
+            return tarballs
+        shutil.rmtree(tarballs, ignore_errors=True)
+        tarballs.mkdir(parents=True)
+        for package, integrity in npm_asset_pins(spec):
+            url = npm_tarball_url(package)
+            log(f"Fetching {url}")
+            try:
+                with urllib.request.urlopen(url, timeout=60) as response:  # noqa: S310 - the configured registry
+                    data = response.read(NPM_TARBALL_MAX_BYTES + 1)
+            except OSError as error:
+                raise ImageBuildError(f"Could not fetch {package} from {url}: {error}") from error
+            if len(data) > NPM_TARBALL_MAX_BYTES:
+                raise ImageBuildError(f"{package}: the tarball at {url} is larger than {NPM_TARBALL_MAX_BYTES} bytes")
+            if integrity_of(data) != integrity:
+                raise ImageBuildError(f"{package}: the tarball has integrity {integrity_of(data)}, pinned {integrity}")
+            (tarballs / url.rsplit("/", 1)[1]).write_bytes(data)
+        (tarballs / ".complete").touch()
         return tarballs
-    shutil.rmtree(tarballs, ignore_errors=True)
-    tarballs.mkdir(parents=True)
-    for package, integrity in npm_asset_pins(spec):
-        url = npm_tarball_url(package)
-        log(f"Fetching {url}")
-        try:
-            with urllib.request.urlopen(url, timeout=60) as response:  # noqa: S310 - the configured registry
-                data = response.read(NPM_TARBALL_MAX_BYTES + 1)
-        except OSError as error:
-            raise ImageBuildError(f"Could not fetch {package} from {url}: {error}") from error
-        if len(data) > NPM_TARBALL_MAX_BYTES:
-            raise ImageBuildError(f"{package}: the tarball at {url} is larger than {NPM_TARBALL_MAX_BYTES} bytes")
-        if integrity_of(data) != integrity:
-            raise ImageBuildError(f"{package}: the tarball has integrity {integrity_of(data)}, pinned {integrity}")
-        (tarballs / url.rsplit("/", 1)[1]).write_bytes(data)
-    (tarballs / ".complete").touch()
-    return tarballs
 
 
 def offline_base_argv(target: str) -> list[str]:
@@ -218,32 +235,33 @@ def ensure_offline_base(client: docker.DockerClient, cache: Path, log: Log) -> s
     mmdebstrap fetches the packages in parallel through apt and writes the root filesystem as a tar
     stream straight into `docker import`: quicker than debootstrap into a folder to tar up, and a third
     less CPU (bench/offline_base.py)."""
-    recipe = f"{OFFLINE_BASE_RECIPE} {settings.SANDBOX_DEBIAN_MIRROR}"
-    tag = f"{settings.SANDBOX_IMAGE_REPOSITORY}-base:bookworm-{hashlib.sha256(recipe.encode()).hexdigest()[:12]}"
-    if image_exists(client, tag):
-        log(f"Base image {tag} is up to date.")
+    with cache_lock(cache, "base"):
+        recipe = f"{OFFLINE_BASE_RECIPE} {settings.SANDBOX_DEBIAN_MIRROR}"
+        tag = f"{settings.SANDBOX_IMAGE_REPOSITORY}-base:bookworm-{hashlib.sha256(recipe.encode()).hexdigest()[:12]}"
+        if image_exists(client, tag):
+            log(f"Base image {tag} is up to date.")
+            return tag
+        if shutil.which("mmdebstrap") is None:
+            raise ImageBuildError("mmdebstrap is not installed (apt-get install mmdebstrap).")
+        log(f"mmdebstrap bookworm into {tag}")
+        errors = Path(cache) / "mmdebstrap.log"
+        with errors.open("wb") as stderr:
+            bootstrap = subprocess.Popen(offline_base_argv("-"), stdout=subprocess.PIPE, stderr=stderr)
+            assert bootstrap.stdout is not None
+            try:
+                repository, _, version = tag.partition(":")
+                client.api.import_image_from_stream(bootstrap.stdout, repository=repository, tag=version)
+            finally:
+                bootstrap.stdout.close()
+                bootstrap.wait()
+        if bootstrap.returncode != 0:
+            with contextlib.suppress(docker.errors.ImageNotFound):
+                client.images.remove(tag, force=True)  # what a broken stream left is not a base
+            tail = errors.read_text(errors="replace").strip()[-2000:]
+            raise ImageBuildError(f"mmdebstrap failed (exit {bootstrap.returncode}): {tail}")
+        if not image_exists(client, tag):
+            raise ImageBuildError("docker import of the mmdebstrap base did not produce an image.")
         return tag
-    if shutil.which("mmdebstrap") is None:
-        raise ImageBuildError("mmdebstrap is not installed (apt-get install mmdebstrap).")
-    log(f"mmdebstrap bookworm into {tag}")
-    Path(cache).mkdir(parents=True, exist_ok=True)
-    errors = Path(cache) / "mmdebstrap.log"
-    with errors.open("wb") as stderr:
-        bootstrap = subprocess.Popen(offline_base_argv("-"), stdout=subprocess.PIPE, stderr=stderr)
-        assert bootstrap.stdout is not None
-        try:
-            client.api.import_image_from_stream(bootstrap.stdout, repository=tag.split(":")[0], tag=tag.split(":")[1])
-        finally:
-            bootstrap.stdout.close()
-            bootstrap.wait()
-    if bootstrap.returncode != 0:
-        with contextlib.suppress(docker.errors.ImageNotFound):
-            client.images.remove(tag, force=True)  # what a broken stream left is not a base
-        tail = errors.read_text(errors="replace").strip()[-2000:]
-        raise ImageBuildError(f"mmdebstrap failed (exit {bootstrap.returncode}): {tail}")
-    if not image_exists(client, tag):
-        raise ImageBuildError("docker import of the mmdebstrap base did not produce an image.")
-    return tag
 
 
 def _prepare_context(cache: Path, wheels: Path, installer: Path, assets: Path, npm_assets: Path) -> Path:
