@@ -125,7 +125,10 @@ pytest-alone: venv sandbox-image
 # need a stack or Chromium but no sandbox. Those that start sandboxes follow once the image is built. On
 # two cores the rest alone leaves about a fifth of the CPU idle (waiting on sandboxes, browsers and
 # stacks to start), which the fast tests fill. The production images are built (or found up to date) by
-# the tests of them, on one worker while the other goes on. The fast tests are background work
+# the tests of them, on one worker while the other goes on. (Built beside the sandbox image instead, the
+# whole run took no less: the two cores are busy throughout, so the build's CPU came out of the fast
+# tests, which then ran about two minutes longer beside the sandboxes. A third worker for the rest made
+# the fast tests the last to finish.) The fast tests are background work
 # (devstack/background.py): in a CPU cgroup weighted below the sandboxes', so the sandboxes the rest
 # waits on are not starved by two busy test workers.
 test:
