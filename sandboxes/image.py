@@ -103,9 +103,11 @@ def _lines_hash(path: Path) -> str:
 
 @contextlib.contextmanager
 def cache_lock(cache: Path, part: str) -> Iterator[None]:
-    """Held while one part of the build cache is checked and made: builds started at once (`make -j`
-    builds the sandbox and platform images side by side) make a shared part once, and none reads a
-    part another is still writing or removing. Released when the file closes, even if the build dies."""
+    """Held while one part of this checkout's build cache is checked and made: builds started at once
+    (`make run` building the sandbox image while a test builds the production images, which share
+    the offline base and uv) make a shared part once, and none reads a part another is still writing
+    or removing. Each build's own context is its alone. Released when the file closes, even if the
+    build dies."""
     Path(cache).mkdir(parents=True, exist_ok=True)
     with (Path(cache) / f".{part}.lock").open("w") as handle:
         fcntl.flock(handle, fcntl.LOCK_EX)

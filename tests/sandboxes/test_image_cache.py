@@ -1,5 +1,6 @@
-"""The image builds' cache when two builds run at once (`make test` builds the sandbox and the platform
-images side by side): a part both need is made once, and neither reads it half made."""
+"""The image builds' cache when two builds run at once in one checkout (the sandbox image for
+`make run` while a test builds the production images): a part both need is made once, and neither
+reads it half made."""
 
 from __future__ import annotations
 
