@@ -6,7 +6,12 @@ Each round starts a fresh Python that sets Django up and loads what a web proces
 URLs, every page and API operation, and the ASGI application), as daphne and manage.py do. Measured:
 its wall time and CPU time (user + system, from the kernel's accounting of the child).
 
-Baseline, in the same run, rounds alternating: the same start that also imports what every such
+A worker's start is measured too: Django set up and the Celery app with every task module loaded, as
+`celery worker` and `celery beat` do (manage.py commands pay the same Django setup). Its baseline, in the
+same run, also loads daphne's server first, as every process did while daphne was an installed app
+(its app module imports the server and Twisted's reactor; only the web process, daphne itself, needs them).
+
+Baseline of the web start, in the same run, rounds alternating: the same start that also imports what every such
 process loaded at start before each was made lazy: the `openai` client library (now loaded only by the
 agent's worker, a plain evaluation task and "Test connection"), the Docker client library (by the
 workers that start sandboxes) and the S3 storage with boto3 (where files are stored on S3).
@@ -49,6 +54,21 @@ import openai
 import docker
 import storages.backends.s3
 """
+WORKER_PROCESS_START = """
+import sys
+import django
+django.setup()
+from config.celery import app
+app.loader.import_default_modules()
+assert "twisted" not in sys.modules, "a worker imports Twisted (daphne's server) at start again"
+"""
+WORKER_WITH_DAPHNE_APP = """
+import daphne.server
+import django
+django.setup()
+from config.celery import app
+app.loader.import_default_modules()
+"""
 
 
 def one_start(program: str) -> dict[str, float]:
@@ -76,12 +96,17 @@ def main() -> None:
     args = parser.parse_args()
     report = report_opening()
     one_start(WEB_PROCESS_START)  # compiled modules written once, before anything is timed
-    now, before = [], []
+    one_start(WORKER_PROCESS_START)
+    now, before, worker_now, worker_before = [], [], [], []
     for _ in range(args.rounds):
         before.append(one_start(WITH_THE_CLIENT_LIBRARIES))
         now.append(one_start(WEB_PROCESS_START))
+        worker_before.append(one_start(WORKER_WITH_DAPHNE_APP))
+        worker_now.append(one_start(WORKER_PROCESS_START))
     report["baseline_with_the_client_libraries"] = summarize(before)
     report["now"] = summarize(now)
+    report["worker_baseline_with_daphne_s_app"] = summarize(worker_before)
+    report["worker_now"] = summarize(worker_now)
     report["speed_after"] = machine_speed()
     write_results(RESULTS, report)
 

@@ -25,8 +25,10 @@ SITE_URL = env.str("SITE_URL", default="http://localhost:8000")
 # is unset and DEBUG is on): one set per checkout, never shared through the code.
 DEVELOPMENT_SECRETS_DIR = env.path("DEVELOPMENT_SECRETS_DIR", default=BASE_DIR / "var")
 
+# daphne serves the platform (`daphne config.asgi:application`) but is no installed app: its app module
+# loads daphne's server and Twisted's reactor into every process, a quarter of a second of each worker's,
+# beat's and management command's start (bench/process_start.py), for `runserver`, which nothing here uses.
 INSTALLED_APPS = [
-    "daphne",
     "django.contrib.admin",
     "django.contrib.auth",
     "django.contrib.contenttypes",
