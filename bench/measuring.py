@@ -24,6 +24,19 @@ if TYPE_CHECKING:  # imported where used: Django is set up only by then
 BENCH_ENV = {"RUN_HEARTBEAT_SECONDS": "5", "LOG_LEVEL": "WARNING"}
 
 
+def deployment_clocks() -> dict[str, str]:
+    """Every knob devstack sets for tests (`devstack.stack.PROCESS_ENV`: how often a watcher's access is
+    asked again, an idle stream polls, the reaper and the host beats run...) at the value a deployment
+    gets: the setting as this process reads it, whose own environment sets none of them. For a benchmark
+    of what users wait for: at the tests' clocks, a hundred watchers ask for their access ten times as
+    often as deployed, on the web tier being measured. Django must be set up."""
+    from django.conf import settings
+
+    from devstack.stack import PROCESS_ENV
+
+    return {name: str(getattr(settings, name)) for name in PROCESS_ENV if hasattr(settings, name)}
+
+
 def machine() -> dict[str, Any]:
     """What a result says of the machine it was measured on (never its name)."""
     import docker  # only the benchmarks that start sandboxes ask

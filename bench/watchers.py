@@ -87,16 +87,38 @@ async def listen_to_announcements(run_id: int, latencies: list[float]) -> None:
         await layer.group_discard(run_group(run_id), channel)
 
 
+LAG_TICK_SECONDS = 0.005
+
+
+async def measure_loop_lag(lags: list[float]) -> None:
+    """Adds to `lags` how late (ms) each short sleep of this event loop wakes, until cancelled: the
+    share of a latency that is this process's own loop, busy with the other watchers, not the platform."""
+    loop = asyncio.get_running_loop()
+    while True:
+        asleep = loop.time()
+        await asyncio.sleep(LAG_TICK_SECONDS)
+        lags.append((loop.time() - asleep - LAG_TICK_SECONDS) * 1000)
+
+
 async def watch_runs(
-    server: Any, run_ids: list[int], *, cookie: str, token: str, announced: list[float] | None = None
+    server: Any,
+    run_ids: list[int],
+    *,
+    cookie: str,
+    token: str,
+    announced: list[float] | None = None,
+    loop_lag: list[float] | None = None,
 ) -> tuple[list[float], list[float]]:
     """Each run over the websocket and over the event stream at once: (websocket, SSE) latencies; with
-    `announced`, also each announcement's as the channel layer delivers it, added there."""
+    `announced`, also each announcement's as the channel layer delivers it, added there; with
+    `loop_lag`, how late this process's event loop was meanwhile (`measure_loop_lag`)."""
     listeners = (
         [asyncio.ensure_future(listen_to_announcements(rid, announced)) for rid in run_ids]
         if announced is not None
         else []
     )
+    if loop_lag is not None:
+        listeners.append(asyncio.ensure_future(measure_loop_lag(loop_lag)))
     try:
         return await _watch(server, run_ids, cookie=cookie, token=token)
     finally:
