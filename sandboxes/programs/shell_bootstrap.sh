@@ -2,8 +2,8 @@
 # shell_sweep.sh): limits, the output log, the per-command wrapper and its helpers.
 # Its settings come in the environment and go no further (the agent's commands do not see them):
 #   ATL_SKELETON       copied onto / at start, when it exists (the image makes it)
-#   ATL_STATE_DIR      the shell's own state: the tee's pid, the command's start time, and
-#                      output.log, the current command's whole output
+#   ATL_STATE_DIR      the shell's own state: the tee's pid, and output.log, the current
+#                      command's start time and then its whole output
 #   ATL_SAVED_OUTPUT_DIR, ATL_TESTBED  made when missing; the shell starts in ATL_TESTBED
 #   ATL_NPROC          the hard process limit ("unlimited": none)
 #   ATL_MEMORY_KB      a command's address space at most ("unlimited": none)
@@ -49,24 +49,30 @@ __atl_run() { eval "$__atl_cmd" </dev/null; }
 # minus the reserve: past it, an allocation fails in the command, not the sandbox.
 __atl_mem() {
   __atl_kb=$__atl_memory_kb
-  while read -r __atl_k __atl_v _; do
-    if [ "$__atl_k" = MemAvailable: ]; then
-      (( __atl_v - __atl_reserve_kb < __atl_kb )) && __atl_kb=$(( __atl_v - __atl_reserve_kb ))
-      break
-    fi
-  done </proc/meminfo 2>/dev/null
+  # The file's head in one read (MemAvailable is its third line), not a read per line: see below.
+  read -r -N 256 __atl_mi </proc/meminfo 2>/dev/null
+  if [[ $__atl_mi =~ MemAvailable:\ +([0-9]+) ]]; then
+    __atl_v=${BASH_REMATCH[1]}
+    (( __atl_v - __atl_reserve_kb < __atl_kb )) && __atl_kb=$(( __atl_v - __atl_reserve_kb ))
+  fi
   (( __atl_kb < 32768 )) && __atl_kb=32768
   ulimit -S -v "$__atl_kb" 2>/dev/null
 }
+# Every system call costs gVisor far more in the first command after the sandbox sat idle (as it
+# does while the model thinks) than back to back, so the wrapper makes few: the clock is bash's
+# $EPOCHREALTIME (microseconds, read without one); one write both empties the output log and
+# starts it with the command's start (shell_stop.sh reads it there); and the processes are counted
+# before a command only when something ran on after the last one (only that can have crowded it)
+# or the sandbox was crowded then.
 __atl_exec() {
-  read -r __atl_up _ </proc/uptime
   __atl_since=${__atl_t0:-0}
-  __atl_t0=${__atl_up/./}
-  printf '%s\n' "$__atl_t0" >"$__atl_state/t0" 2>/dev/null
-  : >"$__atl_log" 2>/dev/null
+  __atl_t0=${EPOCHREALTIME//[!0-9]/}
+  printf '\036__ATL_T0:%s\n' "$__atl_t0" >"$__atl_log" 2>/dev/null
   # Near the process limit (say a fork bomb left running), this command could not even start.
-  __atl_count
-  (( __atl_n >= __atl_crowded )) && __atl_sweep "$__atl_since" "before this command"
+  if (( __atl_n < 0 || __atl_n > __atl_rest || __atl_n >= __atl_crowded )); then
+    __atl_count
+    (( __atl_n >= __atl_crowded )) && __atl_sweep "$__atl_since" "before this command"
+  fi
   __atl_mem
   __atl_run
   __atl_rc=$?
@@ -75,10 +81,11 @@ __atl_exec() {
   (( __atl_n >= __atl_crowded )) && __atl_sweep "$__atl_t0" "the command" && __atl_count
   printf '\n\036__ATL_%s:%s:%s\n' "$1" "$__atl_rc" "$__atl_n"
 }
-# The shell itself stops what its session started since $1 (uptime in hundredths): it needs
-# no process for it, so it works when no process can be started.
+# The shell itself stops what its session started since $1 (an $EPOCHREALTIME reading, turned
+# into uptime here): it needs no process for it, so it works when no process can be started.
 __atl_sweep() {
-  __atl_stop_session "$$" "$(( 10#$1 - 10 ))" "$__atl_tee"
+  __atl_since_boot "$1"
+  __atl_stop_session "$$" "$__atl_boot_t0" "$__atl_tee"
   printf '\n[The sandbox was at its process limit (%s processes, a fork bomb?): ' "$__atl_n"
   printf 'the processes started since %s began were stopped.]\n' "$2"
 }
@@ -103,4 +110,5 @@ __atl_save() {
   printf '\n\036__ATL_%s:%s\n' "$2" "$__atl_rc"
 }
 __atl_count
+__atl_rest=$__atl_n  # the shell and its tee: more after a command means something of it runs on
 printf '\036__ATL_READY:%s:%s\n' "$$" "$__atl_n"

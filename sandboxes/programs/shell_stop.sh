@@ -12,9 +12,12 @@ if [ "$1" = shell ]; then
   __atl_stop_session "$shell" 0 ""
   exit 0
 fi
-read -r t0 2>/dev/null <"$3/t0" || t0=0
+# The command's start heads its output log (shell_bootstrap.sh writes it there).
+read -r t0 2>/dev/null <"$3/output.log" || t0=""
+t0=${t0#$'\036'__ATL_T0:}
+[[ $t0 =~ ^[0-9]+$ ]] || t0=0
 read -r spare 2>/dev/null <"$3/tee" || spare=""
-t0=$(( 10#$t0 - 10 ))  # uptime and process start times round differently: 100 ms slack
+__atl_since_boot "$t0"
 kill -USR1 "$shell" 2>/dev/null
-__atl_stop_session "$shell" "$t0" "$spare"
+__atl_stop_session "$shell" "$__atl_boot_t0" "$spare"
 exit 0

@@ -33,3 +33,12 @@ __atl_stop_session() {
     while read -r r _ </proc/uptime && (( 10#${r/./} < s )); do :; done
   done
 }
+# Sets __atl_boot_t0 to $1, an $EPOCHREALTIME reading in microseconds (what the shell notes when a
+# command starts), as uptime in hundredths, the clock of processes' start times, less 100 ms of
+# slack: the two clocks round differently.
+__atl_since_boot() {
+  local up now
+  read -r up _ </proc/uptime
+  now=${EPOCHREALTIME//[!0-9]/}
+  __atl_boot_t0=$(( 10#${up//[!0-9]/} - (now - 10#$1) / 10000 - 10 ))
+}

@@ -213,3 +213,24 @@ def test_a_crowded_sandbox_is_swept_after_the_command_and_the_model_is_told(tmp_
         assert "\nnext\n" in crowded.run("echo next").output
     finally:
         crowded.close()
+
+
+def test_what_a_background_job_crowds_the_sandbox_with_between_commands_is_swept_before_the_next(tmp_path):
+    # The processes are counted before a command only when something ran on after the last one.
+    counting = HostShell(tmp_path / "counting")
+    resting = int(counting.ready.group(2))  # processes here with only a shell and its tee running
+    counting.close()
+    crowded = HostShell(tmp_path / "crowded", ATL_CROWDED=str(resting + 30))
+    try:
+        ended = crowded.run(
+            "for i in $(seq 10); do sleep 300 & done; (sleep 0.3; for i in $(seq 40); do sleep 300 & done) &"
+        )
+        assert "process limit" not in ended.output
+        time.sleep(1.0)
+        nxt = crowded.run("echo next")
+        assert "[The sandbox was at its process limit (" in nxt.output
+        assert "the processes started since before this command began were stopped.]\n" in nxt.output
+        assert "\nnext\n" in nxt.output.split("before this command began were stopped.]", 1)[1]
+        assert [name for _, name in crowded.session() if name == "sleep"] == []
+    finally:
+        crowded.close()
