@@ -3,7 +3,7 @@
 from marshmallow.validate import Range
 
 from config.settings.base import DEBUG, env
-from config.settings.celery_channels import CELERY_BEAT_SCHEDULE, CHANNEL_LAYERS
+from config.settings.celery_channels import CHANNEL_LAYERS
 from config.settings.database import REDIS_URL
 from config.settings.sandbox import SANDBOX_RUN_ACTIVE_CHECK
 
@@ -25,6 +25,7 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": RUN_MAX_SECONDS_CEILING
 RUN_HEARTBEAT_SECONDS = env.float("RUN_HEARTBEAT_SECONDS", default=5.0, validate=Range(min=0.2))
 # A starting/running run whose heartbeat is older than this is reaped as failed.
 RUN_STALE_AFTER_SECONDS = env.float("RUN_STALE_AFTER_SECONDS", default=30.0, validate=Range(min=1))
+# Every worker process looks for such runs this often, in a thread of its own (creations.runs.reaper_thread).
 RUN_REAPER_INTERVAL = env.float("RUN_REAPER_INTERVAL", default=10.0, validate=Range(min=0.5))
 # A queued run that could have started (its workspace had a slot for it) this long ago may have
 # lost its wake-up (Redis restarted without persistence): the reaper wakes a worker for it once
@@ -97,8 +98,3 @@ RUN_MESSAGE_MAX_CHARS = env.int("RUN_MESSAGE_MAX_CHARS", default=4000, validate=
 RUN_MESSAGES_MAX_PENDING = env.int("RUN_MESSAGES_MAX_PENDING", default=20, validate=Range(min=1))
 # The sandbox janitor asks the runs which sandboxes are still needed (unless set otherwise).
 SANDBOX_RUN_ACTIVE_CHECK = SANDBOX_RUN_ACTIVE_CHECK or "creations.runs.reaper.run_is_active"
-CELERY_BEAT_SCHEDULE["runs-reaper"] = {
-    "task": "creations.runs.tasks.reap_stale_runs",
-    "schedule": RUN_REAPER_INTERVAL,
-    "options": {"expires": RUN_REAPER_INTERVAL},  # no pile-up while no worker is up
-}

@@ -5,11 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 from celery import Task, shared_task
-from celery.signals import worker_process_init, worker_ready
+from celery.signals import worker_process_init, worker_ready, worker_shutdown
 from django.conf import settings
 from django.db import OperationalError, connection
 
-from creations.runs import reaper
+from creations.runs import reaper_thread
 from creations.runs.admission import run_claim_next
 from creations.runs.execution import run_execute
 from creations.runs.queue import RUN_TASK_NAME
@@ -45,9 +45,16 @@ def run_creation(self: Task, run_id: int | None = None) -> None:
         connection.close()
 
 
-@shared_task(ignore_result=True)
-def reap_stale_runs() -> list[int]:
-    return reaper.reap_stale_runs()
+# Each worker process reaps in a thread of its own (creations.runs.reaper_thread): as a task, the
+# reaper would wait behind runs for a free thread.
+@worker_ready.connect
+def _reap_in_this_worker(**_: Any) -> None:
+    reaper_thread.start_reaping()
+
+
+@worker_shutdown.connect
+def _stop_reaping_in_this_worker(**_: Any) -> None:
+    reaper_thread.stop_reaping()
 
 
 # The warm pool (SANDBOX_POOL_SIZE > 0) fills as the worker starts, not on its

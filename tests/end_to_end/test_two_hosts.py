@@ -93,14 +93,17 @@ def test_runs_spread_over_two_hosts_and_survive_losing_one(
     assert [a.path for a in Artifact.objects.filter(run=cancelled)] == ["where.txt"]
     wait_until(lambda: run_containers(cancelled.pk, client=engine_b) == [], timeout=30, what="the cancelled sandbox")
 
-    # Host B goes down mid-run: its run ends, saying which host was lost; host A's finish.
-    # Host A's runs go on to their end (which also frees host A's threads for the reaper).
+    # Host B goes down mid-run: its run ends, saying which host was lost, while host A's runs still
+    # hold every thread of host A's worker (its reaper has a thread of its own); then host A's finish.
     stack.kill_worker("worker-b")
-    engine_a = docker.from_env()
-    for run in by_host[stack.host_id]:
-        _let_go(run, engine_a)
     lost = wait_for_final(lost, timeout=60, logs=stack.logs)
     assert (lost.status, lost.reason) == (RunStatus.FAILED, worker_lost_reason(HOST_B))
+    on_a = by_host[stack.host_id]
+    assert len(on_a) == THREADS_PER_HOST
+    assert [Run.objects.get(pk=run.pk).status for run in on_a] == [RunStatus.RUNNING] * THREADS_PER_HOST
+    engine_a = docker.from_env()
+    for run in on_a:
+        _let_go(run, engine_a)
     for run in by_host[stack.host_id]:
         run = wait_for_final(run, timeout=120, logs=stack.logs)
         assert run.status == RunStatus.SUCCEEDED, run.reason
