@@ -40,5 +40,9 @@ __atl_since_boot() {
   local up now
   read -r up _ </proc/uptime
   now=${EPOCHREALTIME//[!0-9]/}
-  __atl_boot_t0=$(( 10#${up//[!0-9]/} - (now - 10#$1) / 10000 - 10 ))
+  if [[ $now && $1 =~ ^[0-9]+$ ]] && (( 10#$1 > 0 )); then
+    __atl_boot_t0=$(( 10#${up//[!0-9]/} - (now - 10#$1) / 10000 - 10 ))
+  else
+    __atl_boot_t0=0  # no start to go by (the clock unset by a command): all the session started
+  fi
 }

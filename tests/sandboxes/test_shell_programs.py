@@ -234,3 +234,18 @@ def test_what_a_background_job_crowds_the_sandbox_with_between_commands_is_swept
         assert [name for _, name in crowded.session() if name == "sleep"] == []
     finally:
         crowded.close()
+
+
+
+def test_a_command_that_unsets_the_shell_s_clock_still_has_what_crowds_the_sandbox_swept(tmp_path):
+    # Without a start to go by, the sweep ends everything the session started rather than nothing.
+    crowded = HostShell(tmp_path, ATL_CROWDED="1")
+    try:
+        crowded.run("unset EPOCHREALTIME")
+        ended = crowded.run("sleep 300 & echo started")
+        assert "started\n" in ended.output
+        assert "the processes started since the command began were stopped.]\n" in ended.output
+        assert [name for _, name in crowded.session() if name == "sleep"] == []
+        assert "\nnext\n" in crowded.run("echo next").output
+    finally:
+        crowded.close()
