@@ -47,8 +47,8 @@ class _AfterSave:
 
 
 def _soon(seconds: float) -> Any:
-    # Resolved in RunFactory._create, just before the save: the related rows the factory makes first can
-    # take seconds on a loaded machine, and a time picked before them could precede the run's created_at.
+    # Resolved in RunFactory._create, from the saved run's created_at: the related rows the factory makes
+    # first, and the insert itself, can take seconds on a loaded machine.
     return _AfterSave(seconds)
 
 
@@ -134,11 +134,19 @@ class RunFactory(DjangoModelFactory[Run]):
 
     @classmethod
     def _create(cls, model_class: type[Run], *args: Any, **kwargs: Any) -> Run:
-        now = timezone.now()
-        for name, value in kwargs.items():
-            if isinstance(value, _AfterSave):
-                kwargs[name] = now + timedelta(seconds=value.seconds)
-        return super()._create(model_class, *args, **kwargs)
+        # Stamped from the run's own created_at once it is saved: a test process starved of CPU (the fast
+        # tests run as background work beside sandboxes) can take longer than those seconds between any
+        # clock read and the insert. Until then they are an hour ahead, so the row's checks hold.
+        after_save = {name: value.seconds for name, value in kwargs.items() if isinstance(value, _AfterSave)}
+        ahead = timezone.now() + timedelta(hours=1)
+        kwargs.update({name: ahead + timedelta(seconds=seconds) for name, seconds in after_save.items()})
+        run = super()._create(model_class, *args, **kwargs)
+        if after_save:
+            stamps = {name: run.created_at + timedelta(seconds=seconds) for name, seconds in after_save.items()}
+            model_class.objects.filter(pk=run.pk).update(**stamps)
+            for name, value in stamps.items():
+                setattr(run, name, value)
+        return run
 
 
 class RunEventFactory(DjangoModelFactory[RunEvent]):
