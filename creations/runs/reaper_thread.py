@@ -1,9 +1,9 @@
 """The reaper's own thread in every worker process.
 
 Ending the runs of a worker that died (creations.runs.reaper) must not wait
-for a free run thread. Sent as a Celery task, the reaper waited behind the
-wake-ups on a host whose every thread runs a run, and expired unheard, while
-a dead host's runs kept their workspaces' slots. So each worker process reaps
+for a free run thread. As a Celery task it would wait behind the wake-ups on
+a host whose every thread runs a run, and expire unheard, while a dead
+host's runs kept their workspaces' slots. So each worker process reaps
 on its own clock (RUN_REAPER_INTERVAL), in a thread of its own, as it starts
 and then every interval. Several processes reaping at once is harmless: each
 run is ended by one conditional UPDATE, whoever gets there first.

@@ -21,16 +21,13 @@ def celery_worker_here(
 ) -> Callable[[], AbstractContextManager[None]]:
     """A real Celery worker (threads pool) consuming the test's Redis from this process: its
     retries wait on the broker's countdowns as a deployed worker's do. It delivers webhooks
-    only, so it keeps no sandbox host (no Docker engine is asked), fills no sandbox pool, and reaps no
-    runs (a reaper thread would outlive it in this process, ending other tests' runs)."""
+    only, so it keeps no sandbox host (no Docker engine is asked) and fills no sandbox pool."""
     from celery.contrib.testing.worker import start_worker
 
     settings.SANDBOX_POOL_SIZE = 0
     monkeypatch.setattr("sandboxes.host_keeper.start_keeping", lambda **kwargs: None)
     monkeypatch.setattr("sandboxes.host_keeper.stop_keeping", lambda: None)
     monkeypatch.setattr("sandboxes.cpu_priority.prepare_at_worker_start", lambda setting, tier: None)
-    monkeypatch.setattr("creations.runs.reaper_thread.start_reaping", lambda: None)
-    monkeypatch.setattr("creations.runs.reaper_thread.stop_reaping", lambda: None)
 
     import creations.webhooks.tasks  # noqa: F401 - registers the task with the app
     from config.celery import app
