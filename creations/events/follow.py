@@ -8,24 +8,39 @@ announcement whose inline events continue exactly where it is is used as is, any
 other sends it to the database; and with no announcement for a while it reads the
 database anyway (an announcement may be lost) and yields None, so its consumer can
 send a keep-alive or check that the person may still watch.
+
+One receive from the layer stays pending for the follower's whole life, as a Channels consumer's
+does. A receive cancelled at each quiet spell would make the Pub/Sub layer unsubscribe the
+follower's channel and subscribe it again (Redis round trips under the layer's one lock, for every
+open stream, every few seconds), drop announcements that arrive in between, and hold the stream
+until the layer's clean-up returned: a layer that hung there silenced the stream, keep-alives and
+all. For the same reason the follower lets go of the layer within a bound when it ends.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
-from collections.abc import AsyncGenerator, Sequence
+import logging
+from collections.abc import AsyncGenerator, Coroutine, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from channels.db import DatabaseSyncToAsync
-from channels.layers import get_channel_layer
+from channels.layers import BaseChannelLayer, get_channel_layer
 from django.conf import settings
 
 from creations.events.announce import run_group
 from creations.events.redaction import event_shown
 from creations.events.store import event_wire
 from creations.models import Run, RunEvent
+
+log = logging.getLogger(__name__)
+
+# How long an ended follower waits for the layer to let go of its channel and group; past it,
+# the layer finishes (or not) on its own task while the stream closes.
+LET_GO_SECONDS = 2.0
+# Receives started to drop the channel that each found a message instead, at most.
+_CLOSE_TRIES = 10
 
 
 @dataclass(frozen=True)
@@ -52,6 +67,40 @@ def _is_final_event(event: dict[str, Any]) -> bool:
     return bool(event["kind"] == "status" and event["payload"].get("final"))
 
 
+class _Inbox:
+    """The follower's channel on the layer, with at most one receive pending at a time."""
+
+    def __init__(self, layer: BaseChannelLayer, channel: str) -> None:
+        self._layer = layer
+        self._channel = channel
+        self._pending: asyncio.Future[dict[str, Any]] | None = None
+
+    async def next(self, timeout: float) -> dict[str, Any] | None:
+        """The next message, or None after `timeout` (the receive stays pending for the next call)."""
+        if self._pending is None:
+            self._pending = asyncio.ensure_future(self._layer.receive(self._channel))
+        done, _ = await asyncio.wait({self._pending}, timeout=timeout)
+        if not done:
+            return None
+        received, self._pending = self._pending, None
+        return received.result()
+
+    async def close(self) -> None:
+        """Drop the channel. The Pub/Sub layer does so when a receive that has started waiting is
+        cancelled; one cancelled before its first step, or one that finds a message, drops nothing."""
+        for _ in range(_CLOSE_TRIES):
+            if self._pending is None:
+                self._pending = asyncio.ensure_future(self._layer.receive(self._channel))
+                await asyncio.sleep(0)  # its first step: waiting, or done with a message already there
+            if not self._pending.done():
+                self._pending.cancel()
+                await asyncio.wait({self._pending})
+                return
+            if not self._pending.cancelled():
+                self._pending.exception()  # retrieved: a message (or error) for a follower that has ended
+            self._pending = None
+
+
 async def follow_run_events(
     *, run_id: int, after: int, idle_seconds: float, hidden: Sequence[str]
 ) -> AsyncGenerator[dict[str, Any] | None]:
@@ -63,6 +112,7 @@ async def follow_run_events(
     channel = await layer.new_channel()
     group = run_group(run_id)
     await layer.group_add(group, channel)
+    inbox = _Inbox(layer, channel)
     sent = after
     try:
         while True:
@@ -74,9 +124,8 @@ async def follow_run_events(
                 continue
             if page.is_final and sent >= page.last_seq:
                 return
-            try:
-                message = await asyncio.wait_for(layer.receive(channel), timeout=idle_seconds)
-            except TimeoutError:
+            message = await inbox.next(timeout=idle_seconds)
+            if message is None:
                 yield None
                 continue
             inline = [e for e in message.get("events") or [] if e["seq"] > sent]
@@ -87,5 +136,16 @@ async def follow_run_events(
                 if _is_final_event(inline[-1]):
                     return
     finally:
-        with contextlib.suppress(Exception):  # the layer may be away; the group entry expires anyway
-            await layer.group_discard(group, channel)
+        await _let_go(inbox.close(), layer.group_discard(group, channel))
+
+
+async def _let_go(*steps: Coroutine[Any, Any, None]) -> None:
+    """Leave the layer, waiting at most LET_GO_SECONDS: past it the steps go on (or hang) on tasks
+    of their own while the stream ends; the layer's connection takes the rest along when it closes."""
+    tasks = [asyncio.ensure_future(step) for step in steps]
+    done, pending = await asyncio.wait(tasks, timeout=LET_GO_SECONDS)
+    for task in done:
+        if not task.cancelled() and task.exception() is not None:
+            log.warning("Run events: the channel layer failed letting go of a follower", exc_info=task.exception())
+    if pending:
+        log.warning("Run events: the channel layer did not let go of a follower within %s s", LET_GO_SECONDS)
