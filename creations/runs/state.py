@@ -148,12 +148,14 @@ def run_finish(
             .get(pk=run_id)
         )
         final = StatusChange(status=status, reason=reason, final=True, usage=UsageSummary.of(run_usage(run)))
-        events = insert_events_locked(run_id, [(STATUS_EVENT, stored_form(final))], require_active=False)
+        events = insert_events_locked(run_id, [(STATUS_EVENT, stored_form(final))], require_active=False) or []
+        # First of the commit's callbacks: watchers see the run end without waiting for the webhooks,
+        # schedules and evaluations told of it below.
+        transaction.on_commit(lambda: announce_events(run_id, events), robust=True)
         usage_record_write(run_id=run_id)
         _wake_if_a_slot_freed(run)
         send_run_finished_on_commit(run_id=run_id, status=status)
         send_robustly(run_ended, run_id=run_id, status=status, reason=reason)
-    announce_events(run_id, events or [])
     return True
 
 

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import threading
+from typing import Any
 
 import pytest
 from django.db import connection
 
 from creations.models import RunEvent, RunStatus
+from creations.runs import state
+from creations.runs.signals import run_finished
 from creations.runs.state import run_finish, run_mark_running, run_mark_starting
 from sandboxes.agent.usage import RunUsage
 from tests.support.factories import make_run
@@ -115,3 +118,29 @@ def test_an_ended_run_is_written_to_the_usage_ledger_once(team: Team) -> None:
     record.refresh_from_db()
     assert record.run_id is None
     assert record.total_tokens == 1500
+
+
+@pytest.mark.django_db
+def test_a_run_s_end_is_announced_at_commit_before_the_work_it_sets_off(
+    team: Team, monkeypatch: pytest.MonkeyPatch, django_capture_on_commit_callbacks: Any
+) -> None:
+    """Watchers see a run end as soon as it is stored, not after the webhooks, schedules and
+    evaluations told of it; and not before the commit either, when the end is part of a bigger write."""
+    run = make_run(team, status=RunStatus.RUNNING)
+    happened: list[str] = []
+    monkeypatch.setattr(state, "announce_events", lambda run_id, events: happened.append(f"announced {events[-1].seq}"))
+
+    def told(**kwargs: Any) -> None:
+        happened.append("told of the end")
+
+    run_finished.connect(told, weak=False)
+    try:
+        with django_capture_on_commit_callbacks(execute=True):
+            assert run_finish(run_id=run.pk, status=RunStatus.SUCCEEDED, reason="Submitted.")
+            assert happened == []  # nothing said before the commit
+    finally:
+        run_finished.disconnect(told)
+
+    final = RunEvent.objects.filter(run=run).order_by("seq").last()
+    assert final is not None
+    assert happened == [f"announced {final.seq}", "told of the end"]
