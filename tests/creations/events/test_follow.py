@@ -17,6 +17,7 @@ from channels.layers import get_channel_layer
 from channels_redis.pubsub import RedisSingleShardConnection
 from django.conf import settings
 
+from creations.events import follow as following
 from creations.events.follow import follow_run_events
 from creations.models import Run, RunStatus
 from creations.runs.state import run_finish
@@ -112,6 +113,7 @@ def test_a_layer_that_hangs_while_letting_go_cannot_silence_the_stream(
         await asyncio.Event().wait()
 
     monkeypatch.setattr(RedisSingleShardConnection, "unsubscribe", hangs)
+    monkeypatch.setattr(following, "LET_GO_SECONDS", 0.3)  # the bound itself, not its length, is under test
 
     async def follow() -> tuple[int, float]:
         events = follow_run_events(run_id=running.pk, after=0, idle_seconds=IDLE, hidden=())
