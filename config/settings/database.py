@@ -18,7 +18,7 @@ REDIS_URL = env.str("REDIS_URL", default="redis://127.0.0.1:6379/0")
 CACHES = {
     "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"},
     "ratelimit": {
-        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "BACKEND": "config.redis_cache.PooledRedisCache",
         "LOCATION": REDIS_URL,
         "KEY_PREFIX": "atelier-ratelimit",
         "OPTIONS": {"socket_connect_timeout": 1, "socket_timeout": 1},

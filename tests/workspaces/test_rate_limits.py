@@ -26,7 +26,7 @@ pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("rate_limit_clock")
 def counting_in(settings: Any, redis_url: str) -> None:
     settings.CACHES = {
         **settings.CACHES,
-        "ratelimit": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": redis_url},
+        "ratelimit": {"BACKEND": settings.CACHES["ratelimit"]["BACKEND"], "LOCATION": redis_url},
     }
 
 
