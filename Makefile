@@ -161,6 +161,7 @@ bench: venv system-test sandbox-image bench-reference
 	DATABASE_URL=$(TEST_DATABASE_URL) $(PY) bench/stream.py
 	DATABASE_URL=$(TEST_DATABASE_URL) $(PY) bench/admission.py
 	DATABASE_URL=$(TEST_DATABASE_URL) $(PY) bench/pages.py
+	DATABASE_URL=$(TEST_DATABASE_URL) $(PY) bench/request_reads.py
 	DATABASE_URL=$(TEST_DATABASE_URL) $(PY) bench/hostile.py
 	DATABASE_URL=$(TEST_DATABASE_URL) $(PY) bench/endpoint_transport.py
 	DATABASE_URL=$(TEST_DATABASE_URL) $(PY) bench/hosts.py
