@@ -8,6 +8,7 @@ person holds at most `API_TOKENS_MAX_PER_PERSON` that still work.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import hmac
 import re
@@ -110,7 +111,10 @@ def token_authenticate(raw: str) -> TokenCheck:
     match = TOKEN_PATTERN.fullmatch(raw.strip())
     token = None
     if match is not None:
-        token = PersonalAccessToken.objects.select_related("user").filter(lookup=match.group(1)).first()
+        # get(), not first(): the lookup is unique, and first()'s ORDER BY costs the ORM more CPU
+        # than the database's answer, on every API request.
+        with contextlib.suppress(PersonalAccessToken.DoesNotExist):
+            token = PersonalAccessToken.objects.select_related("user").get(lookup=match.group(1))
     if token is None or not hmac.compare_digest(token.secret_hash, _hash(match.group(0) if match else raw)):
         return TokenCheck(None, "The token is not valid. Create one on your Access tokens page.", unknown=True)
     if token.revoked_at is not None:
