@@ -29,6 +29,8 @@ from typing import Any
 from django.db import DEFAULT_DB_ALIAS, connections
 from django.db.models import QuerySet
 
+# Statements kept per thread and per read: each holds its SQL and the ORM's compiled query.
+KEPT_PER_THREAD = 32
 # Values no caller passes: times in 1901 and large negative ids, each call's own.
 _STAND_IN_EPOCH = datetime(1901, 1, 1, tzinfo=UTC)
 _STAND_IN_FIRST_ID = -(10**15)
@@ -77,6 +79,10 @@ class ReusedStatement:
         # compiler holds it, so the id is not reused while it is kept.
         key = (id(database), shape, tuple((name, _length(value)) for name, value in sorted(values.items())))
         if key not in kept:
+            # The shapes a thread meets are few (workspaces in one list: as many as one person is in),
+            # but nothing bounds them: past KEPT_PER_THREAD the one kept longest goes.
+            if len(kept) >= KEPT_PER_THREAD:
+                del kept[next(iter(kept))]
             kept[key] = self._compile(values, database)
         return kept[key]
 

@@ -14,6 +14,7 @@ from django.db.models.expressions import RawSQL
 from django.test.utils import CaptureQueriesContext
 
 from creations.models import RunStatus
+from creations.usage import reused_statement
 from creations.usage.reused_statement import ReusedStatement
 from creations.usage.selectors import workspaces_month_usage
 from tests.support.factories import RunFactory, WorkspaceFactory, make_run
@@ -68,6 +69,23 @@ def test_each_call_gets_the_rows_its_own_values_select_from_one_build_per_shape(
     statement.rows(shape="workspaces", ids=ids[:3], since=JANUARY, now=JANUARY)
     statement.rows(shape="workspaces", ids=ids[1:], since=JANUARY, now=JANUARY)
     assert build.builds == 2  # three workspaces: a statement of another shape, built once
+
+
+def test_past_the_statements_a_thread_keeps_the_oldest_is_built_again_and_every_answer_stays_right(
+    workspaces: list[Workspace], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(reused_statement, "KEPT_PER_THREAD", 2)
+    build = CountedBuilds()
+    statement = ReusedStatement(build)
+    ids = [w.pk for w in workspaces]
+    since = JANUARY - timedelta(days=30)
+    for count in (1, 2, 3, 1):  # the fourth call's shape was the first kept, and is gone by then
+        got = statement.rows(shape="workspaces", ids=ids[:count], since=since, now=JANUARY)
+        assert sorted(row["pk"] for row in got) == sorted(ids[:count])
+    assert build.builds == 4
+
+    statement.rows(shape="workspaces", ids=ids[:3], since=since, now=JANUARY)
+    assert build.builds == 4  # still kept
 
 
 def test_a_value_the_statement_does_not_take_as_a_parameter_is_built_afresh_each_call(
