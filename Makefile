@@ -72,16 +72,18 @@ platform-image: venv sandbox-image
 run: venv system-run sandbox-image
 	bash platform/dev/run.sh
 
+# `make test` runs the checks as background work (CHECKS_AS), as it does the fast tests: nothing waits
+# on them until the end, while the sandbox image builds beside them and the rest waits for it.
 lint: venv
-	$(VENV)/bin/ruff check .
-	$(VENV)/bin/lint-imports --no-cache
+	$(CHECKS_AS) $(VENV)/bin/ruff check .
+	$(CHECKS_AS) $(VENV)/bin/lint-imports --no-cache
 
 # mypy's cache outside the checkout: it is checked against the files' contents, so any checkout may use
 # it, and a fresh clone type-checks in seconds instead of about 40.
 MYPY_CACHE_DIR ?= $(HOME)/.cache/atelier-mypy
 
 typecheck: venv
-	MYPY_CACHE_DIR=$(MYPY_CACHE_DIR) $(VENV)/bin/mypy .
+	MYPY_CACHE_DIR=$(MYPY_CACHE_DIR) $(CHECKS_AS) $(VENV)/bin/mypy .
 
 pytest: venv
 	DATABASE_URL=$(TEST_DATABASE_URL) $(VENV)/bin/pytest $(PYTEST_ARGS)
@@ -135,6 +137,7 @@ test:
 	$(MAKE) --no-print-directory -j2 --output-sync=target venv system-test-services
 	$(MAKE) --no-print-directory -j4 --output-sync=target checks pytest-rest-with-sandboxes \
 		TESTS_NEED=system-test-tools FAST_TESTS_AS="$(PY) -m devstack.background --" \
+		CHECKS_AS="$(PY) -m devstack.background --" \
 		FAST_SELECTION="$(FAST_TESTS) and not alone"
 	$(MAKE) --no-print-directory pytest-alone
 

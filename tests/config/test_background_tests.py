@@ -1,4 +1,4 @@
-"""`make test` runs the fast tests as background work (devstack/background.py): a command started
+"""`make test` runs the fast tests and the checks as background work (devstack/background.py): a command started
 through it lands in a CPU cgroup weighted below the agents' sandboxes, and runs anyway, saying
 why, where it may not have one."""
 
