@@ -2,14 +2,17 @@
 the reference `llm-in-sandbox` CLI, against the same scripted OpenAI-compatible
 server and the same sandbox image, under gVisor, in one run.
 
-    .venv/bin/python bench/agent.py [--steps 20]
+    .venv/bin/python bench/agent.py [--steps 20] [--model-thinks-ms 50]
 
 The script cycles echo, a small python command and a file write, then
 submits. Measured from the server's own clock (monotonic, shared by every
 process on the machine):
 - per-step overhead: the gap between one model request being answered and
   the next one arriving (everything that is not the model: parsing, running
-  the tool in the sandbox, building the next request), median and p90;
+  the tool in the sandbox, building the next request), median and p90.
+  With --model-thinks-ms the model answers each command only after that long, as a real one does:
+  the sandbox has been idle meanwhile, and gVisor is slower to take a command after a pause
+  (bench/sandbox.py, `wake_after_a_pause`);
 - time to the first model request, from process start, and from the run's
   start (for us: a worker that already has Django loaded; for the reference:
   once its imports are done).
@@ -73,17 +76,19 @@ BRIEF = "Benchmark: run the scripted steps."
 TARGETS = {"overhead_median_ms": 10.0, "ratio_vs_reference": 15.0, "first_request_s": 1.0}
 
 
-def scripted_run(steps: int) -> list[ScriptEntry]:
-    """echo, python, file write, ... and submit as the last step."""
+def scripted_run(steps: int, thinks_s: float = 0.0) -> list[ScriptEntry]:
+    """echo, python, file write, ... and submit as the last step; each command's reply given after
+    `thinks_s`, as a model that takes time to answer."""
     entries: list[ScriptEntry] = []
     for index in range(steps - 1):
         kind = index % 3
         if kind == 0:
-            entries.append(bash(f"echo step {index}"))
+            entries.append(bash(f"echo step {index}", delay=thinks_s))
         elif kind == 1:
-            entries.append(bash("python3 -c 'print(sum(range(1000)))'"))
+            entries.append(bash("python3 -c 'print(sum(range(1000)))'", delay=thinks_s))
         else:
-            entries.append(bash(f"printf 'line one\\nline two {index}\\n' > /testbed/output/note-{index}.txt"))
+            command = f"printf 'line one\\nline two {index}\\n' > /testbed/output/note-{index}.txt"
+            entries.append(bash(command, delay=thinks_s))
     entries.append(submit("benchmark done"))
     return entries
 
@@ -109,9 +114,9 @@ def timings(requests: list[RecordedRequest], started: float, run_started: float 
     return result
 
 
-def run_ours_in_process(server: ScriptedModel, steps: int) -> dict[str, Any]:
+def run_ours_in_process(server: ScriptedModel, steps: int, thinks_s: float) -> dict[str, Any]:
     """Our loop as a worker runs it: Django loaded, cold-started sandbox."""
-    server.play(scripted_run(steps))
+    server.play(scripted_run(steps, thinks_s))
     with tempfile.TemporaryDirectory() as output:
         started = time.monotonic()
         result = run_one_shot(
@@ -163,14 +168,14 @@ class StatementCounter:
 STATEMENTS = StatementCounter()
 
 
-def run_ours_web(server: ScriptedModel, steps: int) -> dict[str, Any]:
+def run_ours_web(server: ScriptedModel, steps: int, thinks_s: float) -> dict[str, Any]:
     """A brief submitted as a person does, run by the worker's code path (without the queue hop)."""
     from creations.models import Run, RunStatus
     from creations.runs.admission import run_claim_next
     from creations.runs.execution import run_execute
     from creations.runs.services import creation_submit
 
-    server.play(scripted_run(steps))
+    server.play(scripted_run(steps, thinks_s))
     workspace, author, endpoint = _bench_workspace(server)
     with patch("creations.runs.queue.send_wake_up"):  # executed right here, as the worker would
         run = creation_submit(workspace=workspace, author=author, brief=BRIEF, model_endpoint=endpoint, max_steps=steps)
@@ -208,9 +213,9 @@ def _bench_workspace(server: ScriptedModel) -> tuple[Any, Any, Any]:
     return workspace, author, endpoint
 
 
-def run_ours_cli(server: ScriptedModel, steps: int) -> dict[str, Any]:
+def run_ours_cli(server: ScriptedModel, steps: int, thinks_s: float) -> dict[str, Any]:
     """`manage.py create` as a person runs it."""
-    server.play(scripted_run(steps))
+    server.play(scripted_run(steps, thinks_s))
     with tempfile.TemporaryDirectory() as output:
         argv = [sys.executable, "manage.py", "create", BRIEF, "--output", output, "--max-steps", str(steps)]
         argv += ["--model", server.model, "--base-url", server.base_url, "--api-key", "bench", "--no-color"]
@@ -223,8 +228,8 @@ def run_ours_cli(server: ScriptedModel, steps: int) -> dict[str, Any]:
     return {**timings(server.chat_requests(), started, None), "wall_s": round(wall, 2), "files_out": files}
 
 
-def run_reference(server: ScriptedModel, steps: int, image: str) -> dict[str, Any]:
-    server.play(scripted_run(steps))
+def run_reference(server: ScriptedModel, steps: int, image: str, thinks_s: float) -> dict[str, Any]:
+    server.play(scripted_run(steps, thinks_s))
     with tempfile.TemporaryDirectory() as output:
         argv = [str(REFERENCE_PYTHON), str(REFERENCE_LAUNCHER), "run", "--query", BRIEF]
         argv += ["--llm_name", server.model, "--llm_base_url", server.base_url, "--api_key", "bench"]
@@ -291,7 +296,20 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=20)
     parser.add_argument("--repeats", type=int, default=3, help="runs of each variant; their step gaps are pooled")
     parser.add_argument("--skip-reference", action="store_true")
+    parser.add_argument(
+        "--model-thinks-ms",
+        type=float,
+        default=0.0,
+        help="the model answers each command this long after it is asked, as a real one does; the figures "
+        "go to agent-model-thinks-<N>ms.json",
+    )
     args = parser.parse_args()
+    thinks_s = args.model_thinks_ms / 1000
+    results_path = (
+        RESULTS
+        if not args.model_thinks_ms
+        else RESULTS.with_name(f"agent-model-thinks-{args.model_thinks_ms:g}ms.json")
+    )
     image = sandbox_image_tag()
     runs: dict[str, list[dict[str, Any]]] = {name: [] for name in ("ours_web", "ours_in_process", "ours_cli")}
     runs["reference_cli"] = []
@@ -303,13 +321,13 @@ def main() -> None:
     STATEMENTS.install()
     with ScriptedModel() as server, throwaway_database(BENCH_DB_SUFFIX):
         for _ in range(args.repeats):  # interleaved, so a busy moment on the machine hits every variant
-            runs["ours_web"].append(run_ours_web(server, args.steps))
-            runs["ours_in_process"].append(run_ours_in_process(server, args.steps))
-            runs["ours_cli"].append(run_ours_cli(server, args.steps))
+            runs["ours_web"].append(run_ours_web(server, args.steps, thinks_s))
+            runs["ours_in_process"].append(run_ours_in_process(server, args.steps, thinks_s))
+            runs["ours_cli"].append(run_ours_cli(server, args.steps, thinks_s))
             if skipped:
                 continue
             try:
-                runs["reference_cli"].append(run_reference(server, args.steps, image))
+                runs["reference_cli"].append(run_reference(server, args.steps, image, thinks_s))
             except (RuntimeError, subprocess.TimeoutExpired) as error:
                 skipped = f"failed: {error}"
     results: dict[str, Any] = {name: pooled(samples) for name, samples in runs.items() if samples}
@@ -339,15 +357,16 @@ def main() -> None:
         "runtime": settings.SANDBOX_RUNTIME,
         "image": image,
         "steps": args.steps,
+        "model_thinks_ms": args.model_thinks_ms,
         "script": "cycle of: echo; python3 -c 'print(sum(range(1000)))'; printf > /testbed/output/note-N.txt; "
         "then submit as the last step",
         "results": results,
         "summary": summary,
     }
-    RESULTS.parent.mkdir(parents=True, exist_ok=True)
-    RESULTS.write_text(json.dumps(report, indent=2) + "\n")
+    results_path.parent.mkdir(parents=True, exist_ok=True)
+    results_path.write_text(json.dumps(report, indent=2) + "\n")
     print_table(results, summary)
-    print(f"\nwrote {RESULTS.relative_to(ROOT)}")
+    print(f"\nwrote {results_path.relative_to(ROOT)}")
 
 
 def print_table(results: dict[str, Any], summary: dict[str, Any]) -> None:

@@ -3,7 +3,9 @@ copy in/out, and the baseline of one `docker exec` per command (how the
 reference LLM-in-Sandbox agent runs commands), all in the same run; what
 an idle sandbox costs between commands, frozen and running; and commands
 after a pause (as between agent steps, while the model thinks), with and
-without the CPU burst (SANDBOX_CPU_BURST), in two sandboxes taking turns.
+without the CPU burst (SANDBOX_CPU_BURST), in two sandboxes taking turns; and
+`true` after pauses from none to 200 ms, under gVisor and under runc (the
+baseline: what the same command costs without gVisor).
 
     DJANGO_SETTINGS_MODULE=config.test_settings .venv/bin/python bench/sandbox.py [--rounds N]
 
@@ -139,6 +141,31 @@ def after_a_pause(rounds: int, pause: float = 0.2) -> tuple[dict[str, dict[str, 
     return results, {"with_cpu_burst": round(throttled[True], 1), "without": round(throttled[False], 1)}
 
 
+# Pauses (ms) before a `true`: as between agent steps, from back to back to a model's thinking.
+WAKE_PAUSES_MS = (0, 1, 2, 5, 10, 20, 50, 200)
+
+
+def wake_after_a_pause(rounds: int) -> dict[str, dict[str, float]]:
+    """`true` after each of WAKE_PAUSES_MS of idleness, under gVisor and, as the baseline in the same run,
+    under runc (no isolation; never what a run gets): p50 ms by runtime and pause."""
+    figures: dict[str, dict[str, float]] = {}
+    for runtime in ("runsc", "runc"):
+        box = start_sandbox(LABELS, config=dataclasses.replace(SandboxConfig.from_settings(), runtime=runtime))
+        try:
+            box.run_command("true", timeout=30)
+            for pause_ms in WAKE_PAUSES_MS:
+                samples = []
+                for _ in range(rounds):
+                    time.sleep(pause_ms / 1000)
+                    started = time.perf_counter()
+                    box.run_command("true", timeout=30)
+                    samples.append((time.perf_counter() - started) * 1000)
+                figures.setdefault(runtime, {})[f"{pause_ms}ms"] = round(statistics.median(samples), 2)
+        finally:
+            box.stop()
+    return figures
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--rounds", type=int, default=30)
@@ -189,6 +216,7 @@ def main() -> None:
 
     paused, throttled = after_a_pause(rounds)
     results.update(paused)
+    wake = wake_after_a_pause(max(15, rounds // 2))
     idle = idle_cpu(sandboxes=8, seconds=5.0)
 
     speedup = results["baseline_docker_exec_true"]["p50_ms"] / results["execute_bash_true"]["p50_ms"]
@@ -203,6 +231,7 @@ def main() -> None:
         "results": results,
         "idle_sandbox_cpu": idle,
         "throttled_ms_after_pauses": throttled,
+        "true_p50_ms_after_a_pause_by_runtime": wake,
         "execute_bash_true_speedup_vs_docker_exec": round(speedup, 1),
     }
     for name, figures in results.items():
@@ -216,6 +245,9 @@ def main() -> None:
         f"an idle sandbox costs {idle['running_ms_per_s']} ms of CPU per second running, "
         f"{idle['frozen_ms_per_s']} ms frozen between commands"
     )
+    print("`true` after a pause, p50 ms:")
+    for runtime, by_pause in wake.items():
+        print(f"  {runtime:6} " + "  ".join(f"{pause} {ms:6.2f}" for pause, ms in by_pause.items()))
     out = Path(__file__).resolve().parent / "results" / "sandbox.json"
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(report, indent=2) + "\n")
