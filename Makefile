@@ -132,10 +132,12 @@ pytest-alone: venv sandbox-image
 # tests, which then ran about two minutes longer beside the sandboxes. A third worker for the rest made
 # the fast tests the last to finish.) The fast tests are background work
 # (devstack/background.py): in a CPU cgroup weighted below the sandboxes', so the sandboxes the rest
-# waits on are not starved by two busy test workers.
+# waits on are not starved by two busy test workers. Five jobs: the linters, mypy, the fast tests, the
+# sandbox image and the tests before it all start at once (with four, the fast tests waited for the
+# linters, which as background work take longer).
 test:
 	$(MAKE) --no-print-directory -j2 --output-sync=target venv system-test-services
-	$(MAKE) --no-print-directory -j4 --output-sync=target checks pytest-rest-with-sandboxes \
+	$(MAKE) --no-print-directory -j5 --output-sync=target checks pytest-rest-with-sandboxes \
 		TESTS_NEED=system-test-tools FAST_TESTS_AS="$(PY) -m devstack.background --" \
 		CHECKS_AS="$(PY) -m devstack.background --" \
 		FAST_SELECTION="$(FAST_TESTS) and not alone"
