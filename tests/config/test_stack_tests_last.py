@@ -3,9 +3,9 @@ database, so the tests that use a stack run after all the others (tests/support/
 that commits runs to claim them itself never races it, whatever order the files were named in."""
 
 import os
-import subprocess
-import sys
 from pathlib import Path
+
+from tests.support.inner_pytest import run_pytest_in
 
 # Named so that the stack's test would come first by name and by file.
 STACK_FIRST = """
@@ -47,17 +47,9 @@ def test_the_tests_that_use_a_stack_run_after_all_the_others(tmp_path: Path) -> 
     (tmp_path / "test_z_other.py").write_text(OTHER_FILE)
     (tmp_path / "conftest.py").write_text('pytest_plugins = ["tests.support.markers", "tests.support.fixtures.runs"]\n')
     env = {key: value for key, value in os.environ.items() if not key.startswith("PYTEST_")}
-    env["PYTHONPATH"] = str(ROOT)
-    arguments = ["--collect-only", "-q", "-p", "no:cacheprovider", "-c", os.devnull, "--rootdir", str(tmp_path)]
-    done = subprocess.run(
-        [sys.executable, "-m", "pytest", *arguments, str(tmp_path)],
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-        env=env,
-        timeout=120,
-    )
-    assert done.returncode == 0, done.stdout + done.stderr
+    # The project's packages importable, and Django's settings for pytest-django, whose order is kept.
+    env.update(PYTHONPATH=str(ROOT), DJANGO_SETTINGS_MODULE="config.test_settings")
+    done = run_pytest_in(tmp_path, ["--collect-only", "-q"], env)
     order = [line.split("::")[-1] for line in done.stdout.splitlines() if "::" in line]
     # pytest-django's order is kept among the rest (a database test, a committing one, one without);
     # the stack's test comes last.

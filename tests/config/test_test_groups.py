@@ -4,9 +4,9 @@ fixture once and never has two of them changing the host's firewall at once. The
 pytest-xdist's, and depends on the pytest version: this checks it still holds with the pinned pair."""
 
 import os
-import subprocess
-import sys
 from pathlib import Path
+
+from tests.support.inner_pytest import run_pytest_in
 
 GROUPED = """
 import os
@@ -27,17 +27,8 @@ def test_tests_of_one_group_all_run_on_the_same_worker(tmp_path: Path) -> None:
     (tmp_path / "test_grouped.py").write_text(GROUPED)
     env = {key: value for key, value in os.environ.items() if not key.startswith(("PYTEST_", "DJANGO_"))}
     env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
-    # xdist alone (the other plugins only slow the start), with a config of none of the project's.
-    arguments = ["-p", "xdist.plugin", "-n", "2", "--dist", "loadgroup", "-p", "no:cacheprovider", "-c", os.devnull]
-    done = subprocess.run(
-        [sys.executable, "-m", "pytest", *arguments, "--rootdir", str(tmp_path), str(tmp_path)],
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-        env=env,
-        timeout=120,
-    )
-    assert done.returncode == 0, done.stdout + done.stderr
+    # xdist alone (the other plugins only slow the start).
+    done = run_pytest_in(tmp_path, ["-p", "xdist.plugin", "-n", "2", "--dist", "loadgroup"], env)
     workers = [path.read_text() for path in tmp_path.glob("ran-*")]
     assert len(workers) == 6, done.stdout
     assert len(set(workers)) == 1, f"one group ran on {sorted(set(workers))}"
