@@ -162,6 +162,7 @@ $(REFERENCE_VENV)/.installed:
 
 bench: venv system-test sandbox-image bench-reference
 	DATABASE_URL=$(TEST_DATABASE_URL) $(PY) bench/sandbox.py
+	DATABASE_URL=$(TEST_DATABASE_URL) $(PY) bench/run_lifecycle.py
 	DATABASE_URL=$(TEST_DATABASE_URL) $(PY) bench/agent.py
 	DATABASE_URL=$(TEST_DATABASE_URL) $(PY) bench/stream.py
 	DATABASE_URL=$(TEST_DATABASE_URL) $(PY) bench/admission.py
