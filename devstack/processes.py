@@ -1,5 +1,5 @@
-"""A program of the stack as a process of its own: started in a session (process group) of its own
-with its output in a log file, waited for until it is ready, and stopped with all its children."""
+"""A program of the stack as a process of its own: started in a process group of its own with its
+output in a log file, waited for until it is ready, and stopped with all its children."""
 
 from __future__ import annotations
 
@@ -56,8 +56,14 @@ class Process:
 
     def start(self) -> None:
         log = self.log_path.open("ab")
+        # A process group of its own (stop() ends it whole), in the session that started it. Not a
+        # session of its own: where the kernel groups processes by session for CPU (autogroups,
+        # Debian's default), each would weigh as much as everything else on the machine together, its
+        # nice value counting only among its own children. A stack's three processes then outweighed
+        # the sandbox image's build that the sandbox tests wait for, and a benchmark's web tier at
+        # nice -10 had no more of the CPU than its worker at 10.
         self.popen = subprocess.Popen(
-            self.argv, cwd=ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+            self.argv, cwd=ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT, process_group=0
         )
         log.close()
 
