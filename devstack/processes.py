@@ -59,9 +59,9 @@ class Process:
         # A process group of its own (stop() ends it whole), in the session that started it. Not a
         # session of its own: where the kernel groups processes by session for CPU (autogroups,
         # Debian's default), each would weigh as much as everything else on the machine together, its
-        # nice value counting only among its own children. A stack's three processes then outweighed
-        # the sandbox image's build that the sandbox tests wait for, and a benchmark's web tier at
-        # nice -10 had no more of the CPU than its worker at 10.
+        # nice value counting only among its own children: a benchmark's web tier at nice -10 had no
+        # more of the CPU than its worker at 10, and each of a test stack's programs weighed as much
+        # as the whole `make test` session beside it.
         self.popen = subprocess.Popen(
             self.argv, cwd=ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT, process_group=0
         )

@@ -13,7 +13,8 @@ one line on stderr says what was left out:
 
 naming at most LISTED entries, counting all of them ("complete" is false when the
 walk stopped at WALK_LIMIT entries, or at MAX_OTHER directories and links, and
-more may lie beyond). Then GNU tar streams the chosen files to stdout.
+more may lie beyond). Then GNU tar streams the chosen files to stdout (or, when none
+was chosen, the program writes what tar would: one record of zeros).
 
 The worker trusts none of it: it reads the stream with its own caps and checks
 (sandboxes/files.py). It imports nothing of Atelier's and runs on the sandbox
