@@ -238,7 +238,8 @@ class DockerSandbox:
             raise SandboxError(f"writing files to {dest} failed (exit {code}): {messages.strip()}")
 
     def copy_out(self, dest_dir: Path, *, src: str = "/testbed/output") -> CopyOutReport:
-        # No shell in front: one process start fewer under gVisor (the selection starts tar itself).
+        # No shell in front: one process start fewer under gVisor (the selection starts tar itself,
+        # and none when it chose no file).
         argv = files.copy_out_argv(
             src, max_files=self.config.copy_out_max_files, max_bytes=self.config.copy_out_max_bytes
         )

@@ -170,8 +170,8 @@ _SELECT_PROGRAM = program_text("copy_out_select.py")
 def copy_out_argv(src: str, *, max_files: int, max_bytes: int) -> list[str]:
     """The exec that streams the tree at `src` as a tar, its top first, within the caps (see the program)."""
     limits = (max_files, max_bytes, max_files * ENTRIES_PER_FILE, COPY_OUT_WALK_LIMIT, MAX_REJECTED_LISTED)
-    # -S: the program needs the standard library only, and not scanning site-packages spares every
-    # run's end tens of milliseconds of CPU under gVisor (bench/run_lifecycle.py).
+    # -S: the program needs the standard library only, and starts as the editor's helper does, with
+    # nothing of site-packages on its path (no CPU saved that bench/run_lifecycle.py could measure).
     return ["python3", "-I", "-S", "-c", _SELECT_PROGRAM, src, *(str(limit) for limit in limits)]
 
 
