@@ -138,6 +138,7 @@ def seaweedfs_running(base: Path) -> Iterator[S3Server]:
         # Its Iceberg and Lance catalogs would listen on fixed ports (8181, 9101): a second server on the
         # machine could not start. Nothing here uses them.
         "-s3.port.iceberg=0", "-s3.port.lance=0",
+        f"-filer.localSocket={base / 'filer.sock'}", f"-s3.localSocket={base / 's3.sock'}",
     ]  # fmt: skip
     (base / "data").mkdir()
     with log.open("wb") as out:
@@ -158,6 +159,9 @@ def seaweedfs_running(base: Path) -> Iterator[S3Server]:
         process.kill()
         process.wait()
         proxy.close()
+        # Killed, it leaves the unix sockets its parts talk over; those have fixed names in /tmp.
+        for name, port in grpc.items():
+            Path(f"/tmp/seaweedfs-{name}-grpc-{port}.sock").unlink(missing_ok=True)  # noqa: S108
 
 
 def _wait_until_ready(server: S3Server, s3_port: int) -> None:
