@@ -151,8 +151,9 @@ images: sandbox-image platform-image
 
 # The inner loop runs one worker more than the machine has cores: its tests wait, too (on a webhook's
 # retries, a trickling server's deadline, a subprocess), and the core a waiting worker leaves idle goes
-# to the extra one. Measured on two cores, the whole inner loop: 162 s with two workers, 146 s with
-# three, 149 s with four. `make test` keeps one a core: the rest of the suite runs beside it.
+# to the extra one (with work stealing, on two cores: 162 s with two workers, 146 s with three; handing
+# tests out in turn, three and four took as long). bench/test_fast.py compares it with the spreading
+# before, in the same run. `make test` keeps one a core: the rest of the suite runs beside it.
 ifeq ($(origin TEST_WORKERS),file)
 test-fast: TEST_WORKERS = $(shell echo $$(( $$(nproc) + 1 )))
 endif
