@@ -20,6 +20,11 @@ OpenAI-compatible model in a separate process, and measures:
   builtins only, which leaves the platform's own cost per run;
 - cancel: request -> the sandbox container is gone.
 
+With --hops (root, tcpdump), the one-run phase's loopback traffic is captured and each live event's
+hops are timed from it (bench/event_hops.py): the worker's INSERT, PostgreSQL's answer, the PUBLISH,
+Redis's delivery to daphne, daphne's websocket and stream sends; `latency_1_run_hops` holds them, with
+the slowest 2% of events' time between hops beside every event's: which process the tail is in.
+
 The stack runs with the knobs as a deployment gets them (`deployed_knobs`: access rechecks, polls,
 the reaper), not at the tests' shorter clocks, which would make daphne ask for every watcher's access
 every second. Which CPU priority the sandboxes had is printed first and recorded with the
@@ -35,6 +40,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import platform
@@ -45,10 +51,12 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.event_hops import Ports, event_hops, hop_summary, loopback_captured, packets  # noqa: E402
 from bench.measuring import (  # noqa: E402
     BENCH_ENV,
     PhaseLoad,
@@ -86,6 +94,12 @@ def main() -> None:
     )
     parser.add_argument(
         "--model-nice", type=int, default=10, help="priority of the scripted model, which stands for a remote endpoint"
+    )
+    parser.add_argument(
+        "--hops",
+        action="store_true",
+        help="capture the one-run phase's loopback traffic with tcpdump and time each event's hops from it"
+        " (bench/event_hops.py; needs root and tcpdump)",
     )
     parser.add_argument(
         "--no-cgroup-comparison",
@@ -169,6 +183,7 @@ def main() -> None:
                 worker_concurrency,
                 restart_worker,
                 compare_without_cgroup=not args.no_cgroup_comparison,
+                hops_pcap=workdir / "one-run.pcap" if args.hops else None,
             )
         finally:
             model.terminate()
@@ -205,6 +220,7 @@ def run_scenarios(
     restart_worker: Any,
     *,
     compare_without_cgroup: bool,
+    hops_pcap: Path | None = None,
 ) -> dict[str, Any]:
     from django.conf import settings
     from django.contrib.auth.models import User
@@ -243,6 +259,11 @@ def run_scenarios(
     def watch(run_ids: list[int], announced: list[float] | None = None, loop_lag: list[float] | None = None) -> Any:
         return watch_runs(server, run_ids, cookie=cookie, token=token, announced=announced, loop_lag=loop_lag)
 
+    ports = Ports(
+        web=server.port,
+        redis=urlsplit(server.redis_url).port or 6379,
+        postgres=int(settings.DATABASES["default"].get("PORT") or 5432),
+    )
     results: dict[str, Any] = {
         "sandbox_cpu_priority": sandbox_priority(settings.SANDBOX_CGROUP_PARENT),
         "preview_sandbox_cpu_priority": sandbox_priority(settings.SANDBOX_OFFLINE_CGROUP_PARENT, OFFLINE),
@@ -284,13 +305,20 @@ def run_scenarios(
             announced: list[float] = []
             loop_lag: list[float] = []
             run_ids: list[int] = []
-            for _ in range(rounds):
-                runs = [submit(f"latency {n}") for n in range(count)]
-                over_socket, over_stream = asyncio.run(watch([r.pk for r in runs], announced, loop_lag))
-                samples += over_socket
-                sse_samples += over_stream
-                wait_final(runs)
-                run_ids += [r.pk for r in runs]
+            captured = hops_pcap is not None and label == "latency_1_run"
+            phase_started_at = time.time()
+            with loopback_captured(hops_pcap, ports) if captured and hops_pcap else contextlib.nullcontext():
+                for _ in range(rounds):
+                    runs = [submit(f"latency {n}") for n in range(count)]
+                    over_socket, over_stream = asyncio.run(watch([r.pk for r in runs], announced, loop_lag))
+                    samples += over_socket
+                    sse_samples += over_stream
+                    wait_final(runs)
+                    run_ids += [r.pk for r in runs]
+            if captured and hops_pcap:
+                # Where each live event's time went, per hop, from the kernel's timestamps.
+                results[f"{label}_hops"] = hop_summary(event_hops(packets(hops_pcap), ports), since=phase_started_at)
+                print(label, "hops", results[f"{label}_hops"], flush=True)
             elapsed = time.monotonic() - started
             statuses = list(Run.objects.filter(pk__in=run_ids).values_list("status", flat=True))
             results[label] = {
