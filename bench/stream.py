@@ -80,7 +80,7 @@ def main() -> None:
     parser.add_argument("--throughput-runs", type=int, default=60)
     parser.add_argument("--worker-concurrency", type=int, default=0, help="default: max(concurrent, 16)")
     parser.add_argument(
-        "--worker-nice", type=int, default=10, help="run the worker (batch work) at this lower CPU priority"
+        "--worker-nice", type=int, default=5, help="run the worker (batch work) at this lower CPU priority, as deployed"
     )
     parser.add_argument(
         "--pool-size", type=int, default=4, help="SANDBOX_POOL_SIZE of the worker (pre-started sandboxes)"

@@ -38,9 +38,10 @@ cleanup() {
 }
 trap cleanup INT TERM EXIT
 
-# The worker (and the sandboxes it drives) is batch work: at a lower CPU priority than daphne and
-# Redis, a machine full of busy runs still streams their events live (see platform/sandbox/README.md).
-nice -n 10 .venv/bin/celery -A config worker --beat --loglevel INFO --schedule var/celerybeat-schedule &
+# The worker is batch work: at a lower CPU priority than daphne and Redis, a machine full of busy runs
+# still streams their events live. It stores and announces every event, though, so it stays above the
+# sandboxes it drives, whose cgroup weighs an eighth (see platform/sandbox/README.md, "CPU priority").
+nice -n 5 .venv/bin/celery -A config worker --beat --loglevel INFO --schedule var/celerybeat-schedule &
 pids+=($!)
 .venv/bin/daphne -e "tcp:port=$PORT:interface=$BIND" -e "tcp:port=$ARTIFACT_PORT:interface=$BIND" config.asgi:application &
 pids+=($!)
