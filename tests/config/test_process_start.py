@@ -14,6 +14,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from cryptography.fernet import Fernet
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -57,20 +58,21 @@ import config.asgi
 print(gc.get_freeze_count(), len(gc.get_objects()), "creations.web.views" in sys.modules, "api.v1" in sys.modules)
 """
 
-# A prefork worker's child as Celery starts it: the task modules, then worker_process_init.
-WORKER_CHILD_STARTED = """
+# A worker as Celery starts it: the task modules, then worker_ready (a worker with threads, as
+# deployed) or worker_process_init (each child of a prefork worker).
+WORKER_STARTED = """
 import gc, sys
 import django
 django.setup()
 from config.celery import app
 app.loader.import_default_modules()
-from celery.signals import worker_process_init
-worker_process_init.send(sender=None)
+from celery import signals
+getattr(signals, sys.argv[1]).send(sender=None)
 print(gc.get_freeze_count(), len(gc.get_objects()), "openai" in sys.modules)
 """
 
 
-def _python(program: str, **extra_env: str) -> subprocess.CompletedProcess[str]:
+def _python(program: str, *args: str, **extra_env: str) -> subprocess.CompletedProcess[str]:
     env = {
         "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
         "DJANGO_SETTINGS_MODULE": "config.settings",
@@ -80,7 +82,7 @@ def _python(program: str, **extra_env: str) -> subprocess.CompletedProcess[str]:
         **extra_env,
     }
     return subprocess.run(
-        [sys.executable, "-c", program], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60
+        [sys.executable, "-c", program, *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60
     )
 
 
@@ -113,8 +115,11 @@ def test_a_web_process_keeps_what_it_loaded_at_start_out_of_full_collections() -
     assert int(tracked) < int(frozen) // 100, f"{tracked} objects still walked by a full collection"
 
 
-def test_a_worker_loads_the_model_client_and_freezes_before_its_first_run() -> None:
-    result = _python(WORKER_CHILD_STARTED, SANDBOX_POOL_SIZE="0")
+@pytest.mark.parametrize("signal", ["worker_ready", "worker_process_init"])
+def test_a_worker_loads_the_model_client_and_freezes_before_its_first_run(signal: str) -> None:
+    # No warm pool: it would start sandboxes; the worker's other threads (the reaper, the host's
+    # keeper) end with the process.
+    result = _python(WORKER_STARTED, signal, SANDBOX_POOL_SIZE="0")
     assert result.returncode == 0, result.stderr
     frozen, tracked, model_client_loaded = result.stdout.split()
     assert model_client_loaded == "True", "the first run would import the model client library itself"
