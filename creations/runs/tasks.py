@@ -84,17 +84,8 @@ def _start_pool() -> None:
 # what the start made is frozen, out of the collector's full passes (config/startup_objects.py).
 # worker_ready in a worker with threads; worker_process_init in each child of a prefork worker.
 @worker_ready.connect
-def _warm_this_worker(**_: Any) -> None:
-    warm_up_for_runs()
-
-
 @worker_process_init.connect
-def _warm_this_child(**_: Any) -> None:
-    warm_up_for_runs()
-
-
-def warm_up_for_runs() -> None:
-    """Load what every run needs, then freeze what the start made (both receivers above)."""
+def warm_up_for_runs(**_: Any) -> None:
     from sandboxes.agent.factory import model_client_for  # noqa: F401 - importing it is the point
 
     freeze_startup_objects()

@@ -12,10 +12,15 @@ The long-lived ones, daphne and a worker, load what they serve from as they star
 import os
 import subprocess
 import sys
+import weakref
 from pathlib import Path
 
 import pytest
+from celery.signals import worker_process_init, worker_ready
+from celery.utils.dispatch import Signal
 from cryptography.fernet import Fernet
+
+from creations.runs.tasks import warm_up_for_runs
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -58,21 +63,22 @@ import config.asgi
 print(gc.get_freeze_count(), len(gc.get_objects()), "creations.web.views" in sys.modules, "api.v1" in sys.modules)
 """
 
-# A worker as Celery starts it: the task modules, then worker_ready (a worker with threads, as
-# deployed) or worker_process_init (each child of a prefork worker).
-WORKER_STARTED = """
+# A prefork worker's child as Celery starts it: the task modules, then worker_process_init. (Not
+# worker_ready: its other receivers start the host's keeper, whose janitor would sweep this machine's
+# sandboxes against a database that knows none of the runs other tests have going.)
+WORKER_CHILD_STARTED = """
 import gc, sys
 import django
 django.setup()
 from config.celery import app
 app.loader.import_default_modules()
-from celery import signals
-getattr(signals, sys.argv[1]).send(sender=None)
+from celery.signals import worker_process_init
+worker_process_init.send(sender=None)
 print(gc.get_freeze_count(), len(gc.get_objects()), "openai" in sys.modules)
 """
 
 
-def _python(program: str, *args: str, **extra_env: str) -> subprocess.CompletedProcess[str]:
+def _python(program: str, **extra_env: str) -> subprocess.CompletedProcess[str]:
     env = {
         "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
         "DJANGO_SETTINGS_MODULE": "config.settings",
@@ -82,7 +88,7 @@ def _python(program: str, *args: str, **extra_env: str) -> subprocess.CompletedP
         **extra_env,
     }
     return subprocess.run(
-        [sys.executable, "-c", program, *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60
+        [sys.executable, "-c", program], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60
     )
 
 
@@ -115,13 +121,18 @@ def test_a_web_process_keeps_what_it_loaded_at_start_out_of_full_collections() -
     assert int(tracked) < int(frozen) // 100, f"{tracked} objects still walked by a full collection"
 
 
-@pytest.mark.parametrize("signal", ["worker_ready", "worker_process_init"])
-def test_a_worker_loads_the_model_client_and_freezes_before_its_first_run(signal: str) -> None:
-    # No warm pool: it would start sandboxes; the worker's other threads (the reaper, the host's
-    # keeper) end with the process.
-    result = _python(WORKER_STARTED, signal, SANDBOX_POOL_SIZE="0")
+def test_a_worker_loads_the_model_client_and_freezes_before_its_first_run() -> None:
+    result = _python(WORKER_CHILD_STARTED, SANDBOX_POOL_SIZE="0")  # no warm pool: it would start sandboxes
     assert result.returncode == 0, result.stderr
     frozen, tracked, model_client_loaded = result.stdout.split()
     assert model_client_loaded == "True", "the first run would import the model client library itself"
     assert int(frozen) > 50_000, f"only {frozen} objects frozen"
     assert int(tracked) < int(frozen) // 100, f"{tracked} objects still walked by a full collection"
+
+
+@pytest.mark.parametrize("signal", [worker_ready, worker_process_init], ids=["worker_ready", "worker_process_init"])
+def test_both_kinds_of_worker_warm_up(signal: Signal) -> None:
+    """A worker with threads (as deployed) hears worker_ready; each child of a prefork one hears
+    worker_process_init."""
+    receivers = [r() if isinstance(r, weakref.ReferenceType) else r for _, r in signal.receivers]
+    assert warm_up_for_runs in receivers
