@@ -305,9 +305,9 @@ def run_scenarios(
             announced: list[float] = []
             loop_lag: list[float] = []
             run_ids: list[int] = []
-            captured = hops_pcap is not None and label == "latency_1_run"
+            capture = hops_pcap if label == "latency_1_run" else None
             phase_started_at = time.time()
-            with loopback_captured(hops_pcap, ports) if captured and hops_pcap else contextlib.nullcontext():
+            with loopback_captured(capture, ports) if capture else contextlib.nullcontext():
                 for _ in range(rounds):
                     runs = [submit(f"latency {n}") for n in range(count)]
                     over_socket, over_stream = asyncio.run(watch([r.pk for r in runs], announced, loop_lag))
@@ -315,9 +315,9 @@ def run_scenarios(
                     sse_samples += over_stream
                     wait_final(runs)
                     run_ids += [r.pk for r in runs]
-            if captured and hops_pcap:
+            if capture:
                 # Where each live event's time went, per hop, from the kernel's timestamps.
-                results[f"{label}_hops"] = hop_summary(event_hops(packets(hops_pcap), ports), since=phase_started_at)
+                results[f"{label}_hops"] = hop_summary(event_hops(packets(capture), ports), since=phase_started_at)
                 print(label, "hops", results[f"{label}_hops"], flush=True)
             elapsed = time.monotonic() - started
             statuses = list(Run.objects.filter(pk__in=run_ids).values_list("status", flat=True))
