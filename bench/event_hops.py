@@ -29,11 +29,12 @@ import signal
 import statistics
 import subprocess
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import dpkt
 
@@ -58,6 +59,11 @@ class Ports:
     web: int
     redis: int
     postgres: int
+
+    @classmethod
+    def of_stack(cls, web_port: int, redis_url: str, database: Mapping[str, Any]) -> Ports:
+        """The ports of daphne on `web_port`, the Redis at `redis_url` and the database Django uses."""
+        return cls(web_port, urlsplit(redis_url).port or 6379, int(database.get("PORT") or 5432))
 
 
 @dataclass
@@ -94,6 +100,20 @@ def loopback_captured(pcap: Path, ports: Ports) -> Iterator[None]:
     finally:
         capture.send_signal(signal.SIGINT)  # tcpdump writes what it holds, then ends
         capture.wait(timeout=30)
+
+
+@contextlib.contextmanager
+def hops_timed(pcap: Path | None, ports: Ports, into: dict[str, Any], key: str) -> Iterator[None]:
+    """With a capture file, the block's loopback traffic captured into it, and then the hops of the
+    live events stored meanwhile summarized in `into[key]` (and printed); with None, the block alone."""
+    if pcap is None:
+        yield
+        return
+    started_at = time.time()
+    with loopback_captured(pcap, ports):
+        yield
+    into[key] = hop_summary(event_hops(packets(pcap), ports), since=started_at)
+    print(key, into[key], flush=True)
 
 
 def packets(pcap: Path) -> Iterator[Packet]:

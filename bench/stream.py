@@ -20,10 +20,8 @@ OpenAI-compatible model in a separate process, and measures:
   builtins only, which leaves the platform's own cost per run;
 - cancel: request -> the sandbox container is gone.
 
-With --hops (root, tcpdump), the one-run phase's loopback traffic is captured and each live event's
-hops are timed from it (bench/event_hops.py): the worker's INSERT, PostgreSQL's answer, the PUBLISH,
-Redis's delivery to daphne, daphne's websocket and stream sends; `latency_1_run_hops` holds them, with
-the slowest 2% of events' time between hops beside every event's: which process the tail is in.
+With --hops (root, tcpdump), each live event of the one-run phase is timed hop by hop from a capture
+of its loopback traffic (bench/event_hops.py), in `latency_1_run_hops`: which process the tail is in.
 
 The stack runs with the knobs as a deployment gets them (`deployed_knobs`: access rechecks, polls,
 the reaper), not at the tests' shorter clocks, which would make daphne ask for every watcher's access
@@ -40,8 +38,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
-import json
 import os
 import platform
 import statistics
@@ -51,12 +47,11 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.event_hops import Ports, event_hops, hop_summary, loopback_captured, packets  # noqa: E402
+from bench.event_hops import Ports, hops_timed  # noqa: E402
 from bench.measuring import (  # noqa: E402
     BENCH_ENV,
     PhaseLoad,
@@ -66,6 +61,7 @@ from bench.measuring import (  # noqa: E402
     machine_speed,
     sandbox_priority,
     summary,
+    write_results,
 )
 from bench.watchers import watch_runs  # noqa: E402
 
@@ -203,12 +199,8 @@ def main() -> None:
     }
     results["measured_at"] = datetime.now(UTC).isoformat(timespec="seconds")
     # A latency-only round (BENCH_LATENCY_ONLY) keeps the full round's figures.
-    out = (
-        ROOT / "bench" / "results" / ("stream-latency.json" if os.environ.get("BENCH_LATENCY_ONLY") else "stream.json")
-    )
-    out.write_text(json.dumps(results, indent=2) + "\n")
-    print(json.dumps(results, indent=2))
-    print(f"written to {out.relative_to(ROOT)}")
+    latency_only = os.environ.get("BENCH_LATENCY_ONLY")
+    write_results(ROOT / "bench" / "results" / ("stream-latency.json" if latency_only else "stream.json"), results)
 
 
 def run_scenarios(
@@ -259,11 +251,7 @@ def run_scenarios(
     def watch(run_ids: list[int], announced: list[float] | None = None, loop_lag: list[float] | None = None) -> Any:
         return watch_runs(server, run_ids, cookie=cookie, token=token, announced=announced, loop_lag=loop_lag)
 
-    ports = Ports(
-        web=server.port,
-        redis=urlsplit(server.redis_url).port or 6379,
-        postgres=int(settings.DATABASES["default"].get("PORT") or 5432),
-    )
+    ports = Ports.of_stack(server.port, server.redis_url, settings.DATABASES["default"])
     results: dict[str, Any] = {
         "sandbox_cpu_priority": sandbox_priority(settings.SANDBOX_CGROUP_PARENT),
         "preview_sandbox_cpu_priority": sandbox_priority(settings.SANDBOX_OFFLINE_CGROUP_PARENT, OFFLINE),
@@ -306,8 +294,7 @@ def run_scenarios(
             loop_lag: list[float] = []
             run_ids: list[int] = []
             capture = hops_pcap if label == "latency_1_run" else None
-            phase_started_at = time.time()
-            with loopback_captured(capture, ports) if capture else contextlib.nullcontext():
+            with hops_timed(capture, ports, into=results, key=f"{label}_hops"):
                 for _ in range(rounds):
                     runs = [submit(f"latency {n}") for n in range(count)]
                     over_socket, over_stream = asyncio.run(watch([r.pk for r in runs], announced, loop_lag))
@@ -315,10 +302,6 @@ def run_scenarios(
                     sse_samples += over_stream
                     wait_final(runs)
                     run_ids += [r.pk for r in runs]
-            if capture:
-                # Where each live event's time went, per hop, from the kernel's timestamps.
-                results[f"{label}_hops"] = hop_summary(event_hops(packets(capture), ports), since=phase_started_at)
-                print(label, "hops", results[f"{label}_hops"], flush=True)
             elapsed = time.monotonic() - started
             statuses = list(Run.objects.filter(pk__in=run_ids).values_list("status", flat=True))
             results[label] = {
