@@ -19,6 +19,7 @@ from sandboxes.container_spec import SandboxConfig, container_options
 from sandboxes.cpu_burst import allow_cpu_burst
 from sandboxes.docker_exec import ExecConnection
 from sandboxes.egress_guard import egress_guard
+from sandboxes.engine_client import engine_client
 from sandboxes.engine_errors import ENGINE_UNANSWERED
 from sandboxes.firewall import NetworkPolicyError, daemon_address
 from sandboxes.freezer import Freezer
@@ -77,7 +78,7 @@ def start_sandbox(
             "SANDBOX_RUNTIME=%s: sandboxes are NOT isolated by gVisor. Use this for development only.",
             config.runtime,
         )
-    client = docker.from_env(timeout=int(config.start_timeout) + 30)
+    client = engine_client(timeout=int(config.start_timeout) + 30)
     network = _prepare_network(client, config)
     name = name or f"{NAME_PREFIX}{secrets.token_hex(6)}"
     try:

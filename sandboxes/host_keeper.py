@@ -6,9 +6,12 @@ One thread per worker process:
   left sandboxes behind) cleans up as soon as it is back, then every
   SANDBOX_JANITOR_INTERVAL seconds: only its own host's containers
   (sandboxes.janitor), never another host's;
-- checks every SANDBOX_HOST_BEAT_SECONDS that its engine can start
-  sandboxes (it answers, has the runtime, has the image) and says so in its
-  claim that the host is alive (sandboxes.host_presence), which /healthz/workers reads.
+- says every SANDBOX_HOST_BEAT_SECONDS that the host is alive, and whether its
+  engine can start sandboxes, in its claim (sandboxes.host_presence), which
+  /healthz/workers reads. Whether the engine answers is asked on every beat (a
+  ping, which costs the engine nothing); whether it has the runtime and the
+  image, every SANDBOX_ENGINE_CHECK_SECONDS and on every beat after a problem
+  (`docker info`, which has the engine start processes of its own to answer).
 Runs of a host that died are ended by whichever worker's reaper notices
 their heartbeats stopped (creations.runs.reaper); that needs no host of its own.
 """
@@ -27,6 +30,7 @@ from django.conf import settings
 from django.db import connection
 
 from sandboxes import host_presence
+from sandboxes.engine_client import engine_client
 from sandboxes.image import image_exists, sandbox_image_tag
 from sandboxes.janitor import default_run_active_check, sweep
 from sandboxes.per_process import per_process_by
@@ -36,23 +40,39 @@ log = logging.getLogger(__name__)
 ENGINE_TIMEOUT_SECONDS = 10
 
 
+ENGINE_UNANSWERING = "the Docker engine does not answer"
+
+
 def engine_problem() -> str:
     """Why this host's engine cannot start sandboxes now; empty when it can."""
     try:
-        client = docker.from_env(timeout=ENGINE_TIMEOUT_SECONDS)
+        client = engine_client(timeout=ENGINE_TIMEOUT_SECONDS)
     except docker.errors.DockerException:
-        return "the Docker engine does not answer"
+        return ENGINE_UNANSWERING
     try:
         try:
             info = client.info()
         except Exception:
-            return "the Docker engine does not answer"
+            return ENGINE_UNANSWERING
         runtime = settings.SANDBOX_RUNTIME
         if runtime not in (info.get("Runtimes") or {}):
             return f"the engine has no {runtime} runtime"
         if not image_exists(client, sandbox_image_tag()):
             return "the sandbox image is missing (manage.py build_sandbox_image)"
         return ""
+    finally:
+        client.close()
+
+
+def engine_answers() -> bool:
+    try:
+        client = engine_client(timeout=ENGINE_TIMEOUT_SECONDS)
+    except docker.errors.DockerException:
+        return False
+    try:
+        return bool(client.ping())
+    except Exception:
+        return False
     finally:
         client.close()
 
@@ -64,6 +84,7 @@ class HostKeeper:
         self._stopped = threading.Event()
         self._thread = threading.Thread(target=self._keep, name="host-keeper", daemon=True)
         self._last_problem: str | None = None
+        self._next_full_check = 0.0
 
     def start(self) -> None:
         log.info("Worker %s keeps sandbox host %r (its Docker engine and containers).", self.worker, self.host_id)
@@ -100,7 +121,7 @@ class HostKeeper:
             connection.close()  # the run check's; this thread holds none between sweeps
 
     def beat_once(self) -> None:
-        problem = engine_problem()
+        problem = self._engine_problem_now()
         if problem != self._last_problem:
             if problem:
                 log.warning("Host %r cannot start sandboxes: %s.", self.host_id, problem)
@@ -114,6 +135,15 @@ class HostKeeper:
             host_presence.claim_alive(claim)
         except Exception as error:  # Redis away: runs still go on; healthz says Redis is down
             log.warning("Host %r: could not say it is alive: %s", self.host_id, error)
+
+    def _engine_problem_now(self) -> str:
+        """The whole check when it is due or the last beat found a problem; in between, whether
+        the engine still answers, the rest taken from the last whole check."""
+        now = time.monotonic()
+        if self._last_problem == "" and now < self._next_full_check:
+            return "" if engine_answers() else ENGINE_UNANSWERING
+        self._next_full_check = now + settings.SANDBOX_ENGINE_CHECK_SECONDS
+        return engine_problem()
 
 
 def _one_per_process(*, node: str) -> Hashable:

@@ -22,6 +22,7 @@ from django.conf import settings
 from django.utils.module_loading import import_string
 
 from sandboxes.container_spec import LABEL_HOST, LABEL_RUN_ID, LABEL_SANDBOX
+from sandboxes.engine_client import engine_client
 from sandboxes.engine_errors import ENGINE_UNANSWERED
 from sandboxes.freezer import thaw_container
 from sandboxes.pool import POOL_NAME_PREFIX, POOL_OWNER_LABEL, RUN_NAME_PREFIX
@@ -29,6 +30,8 @@ from sandboxes.pool import POOL_NAME_PREFIX, POOL_OWNER_LABEL, RUN_NAME_PREFIX
 logger = logging.getLogger(__name__)
 
 RunActiveCheck = Callable[[str], bool]
+# Docker's own default for a client's requests.
+SWEEP_TIMEOUT_SECONDS = 60
 
 
 @dataclass(frozen=True)
@@ -109,7 +112,7 @@ def sweep(
 ) -> list[Removal]:
     """Remove this host's orphaned sandboxes; returns what was (or would be) removed.
     `only_labels` narrows the sweep further (tests use it to leave others' sandboxes alone)."""
-    client = client or docker.from_env()
+    client = client or engine_client(timeout=SWEEP_TIMEOUT_SECONDS)
     host_id = host_id or settings.SANDBOX_HOST_ID
     removals: list[Removal] = []
     label_filter = [LABEL_SANDBOX, *(f"{key}={value}" for key, value in (only_labels or {}).items())]

@@ -84,3 +84,6 @@ SANDBOX_HOST_ID = env.str(
 # How often a worker says its host is alive (with whether its engine works), and
 # how long that claim lasts: /healthz/workers counts the hosts whose claim is current.
 SANDBOX_HOST_BEAT_SECONDS = env.float("SANDBOX_HOST_BEAT_SECONDS", default=10.0, validate=Range(min=0.5))
+# How often a worker asks its engine (`docker info`) whether it still has the sandbox runtime
+# and image; between those checks each beat only asks whether the engine answers.
+SANDBOX_ENGINE_CHECK_SECONDS = env.float("SANDBOX_ENGINE_CHECK_SECONDS", default=60.0, validate=Range(min=1))
