@@ -20,6 +20,7 @@ under tests/config/role_matrix/, and gathered here into one table.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -74,6 +75,7 @@ KNOWN_BUGS: dict[tuple[str, str, str, str], str] = {}
 # --- the tests ----------------------------------------------------------------------------
 
 
+@functools.cache  # the URLconfs do not change while the tests run
 def _routes_by_name() -> dict[str, Route]:
     return {r.name: r for r in http_routes(skip_includes=frozenset(NOT_IN_THE_MATRIX))}
 
