@@ -35,6 +35,7 @@ from django.conf import settings
 
 from config.client_address import address_of_scope
 from creations.access import can_view_creation
+from creations.events.announce import MESSAGE_TYPE as ANNOUNCEMENT
 from creations.events.announce import run_group
 from creations.events.follow import events_page
 from creations.events.redaction import event_shown
@@ -151,6 +152,17 @@ class RunEventsConsumer(AsyncJsonWebsocketConsumer):
 
     async def receive_json(self, content: Any, **kwargs: Any) -> None:
         """Clients only listen; anything they send is ignored."""
+
+    async def dispatch(self, message: dict[str, Any]) -> None:
+        # Channels closes stale database connections before handing a consumer each message, on
+        # the process's one shared thread for synchronous code, where every thread-sensitive call
+        # of every connection waits its turn: each live event left the event loop and waited in
+        # that line before it could be sent. The announcements need no database (a gap is read
+        # through _off_thread, which closes stale connections on the thread it reads on).
+        if message["type"] == ANNOUNCEMENT:
+            await self.run_events(message)
+        else:
+            await super().dispatch(message)
 
     # --- announcements from the channel layer ---
 
