@@ -190,6 +190,7 @@ bench: venv system-test sandbox-image bench-reference
 	DATABASE_URL=$(TEST_DATABASE_URL) $(PY) bench/test_database.py
 	$(PY) bench/process_start.py
 	$(PY) bench/gc_pause.py
+	$(PY) bench/engine_asks.py
 	$(PY) bench/capacity.py
 	$(PY) bench/throwaway_redis.py
 	DATABASE_URL=$(TEST_DATABASE_URL) $(PY) bench/stack_start.py
