@@ -7,8 +7,10 @@ makes a client for every sandbox it starts, every health beat and every sweep. S
 is asked once per process and engine (DOCKER_HOST), and later clients are made with it.
 
 An engine keeps answering the API versions it answered, upgrades included (it drops only
-versions far older than any it reported), so the one asked first stays good for the process's
-life. A failed ask keeps nothing: the next client asks again.
+versions far older than any it reported), so the one asked first stays good while the engine
+stays. A failed ask keeps nothing: the next client asks again. An engine that stops answering
+may come back older; whoever finds it so forgets the version (`forget_api_version`), and the
+next client asks anew.
 """
 
 from __future__ import annotations
@@ -41,3 +43,8 @@ def engine_client(*, timeout: int) -> docker.DockerClient:
     at the API version it speaks. Raises docker.errors.DockerException while the engine does not
     answer and its version was never asked. The caller closes it."""
     return docker.from_env(timeout=timeout, version=_api_version(_engine_address()))
+
+
+def forget_api_version() -> None:
+    """Ask the engine its API version again with the next client (it did not answer this one)."""
+    _api_version.forget(_engine_address())

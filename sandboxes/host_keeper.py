@@ -30,7 +30,7 @@ from django.conf import settings
 from django.db import connection
 
 from sandboxes import host_presence
-from sandboxes.engine_client import engine_client
+from sandboxes.engine_client import engine_client, forget_api_version
 from sandboxes.image import image_exists, sandbox_image_tag
 from sandboxes.janitor import default_run_active_check, sweep
 from sandboxes.per_process import per_process_by
@@ -53,6 +53,7 @@ def engine_problem() -> str:
         try:
             info = client.info()
         except Exception:
+            forget_api_version()  # it may be back as another engine by the next beat
             return ENGINE_UNANSWERING
         runtime = settings.SANDBOX_RUNTIME
         if runtime not in (info.get("Runtimes") or {}):
@@ -72,6 +73,7 @@ def engine_answers() -> bool:
     try:
         return bool(client.ping())
     except Exception:
+        forget_api_version()
         return False
     finally:
         client.close()

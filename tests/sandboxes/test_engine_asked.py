@@ -37,10 +37,15 @@ class StandInEngine(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
         self.requests: list[str] = []
         self.runtimes: dict[str, Any] = {"runc": {"path": "runc"}, "runsc": {"path": "/usr/bin/runsc"}}
         self.images = {sandbox_image_tag()}
+        self.api_version = API_VERSION
         super().__init__(str(path), _Answers)
 
     def asked(self, what: str) -> int:
         return sum(1 for path in self.requests if path.endswith(what))
+
+
+def _version(text: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in text.split("."))
 
 
 class _Answers(BaseHTTPRequestHandler):
@@ -51,8 +56,15 @@ class _Answers(BaseHTTPRequestHandler):
         path = self.path.split("?")[0]
         self.server.requests.append(path)
         unversioned = path.split("/", 2)[2] if path.startswith("/v1.") else path.lstrip("/")
-        if unversioned == "version":
-            self._json({"ApiVersion": API_VERSION, "MinAPIVersion": "1.24", "Version": "26.1.0"})
+        asked_version = path.split("/", 2)[1][1:] if path.startswith("/v1.") else None
+        if asked_version is not None and _version(asked_version) > _version(self.server.api_version):
+            most = self.server.api_version
+            self._json(
+                {"message": f"client version {asked_version} is too new. Maximum supported API version is {most}"},
+                status=400,
+            )
+        elif unversioned == "version":
+            self._json({"ApiVersion": self.server.api_version, "MinAPIVersion": "1.24", "Version": "26.1.0"})
         elif unversioned == "_ping":
             self._answer(200, b"OK", "text/plain")
         elif unversioned == "info":
@@ -195,3 +207,18 @@ def test_a_client_of_the_real_engine_is_still_refused_to_a_test_not_marked_docke
     with pytest.raises(pytest.fail.Exception, match="not marked `docker`"):
         engine_client(timeout=5)
     assert engine.requests == []
+
+
+def test_an_engine_back_as_an_older_one_is_asked_its_version_again_and_works(
+    engine: StandInEngine, platform_on_own_redis: str, settings: Any
+) -> None:
+    settings.SANDBOX_ENGINE_CHECK_SECONDS = 3600
+    keeper = HostKeeper(worker="w@test:1")
+    keeper.beat_once()
+    engine.api_version = "1.41"  # restarted as an older engine, which refuses the version asked before
+    keeper.beat_once()
+    assert not _host(keeper.host_id).engine_ok
+    keeper.beat_once()
+    assert _host(keeper.host_id).engine_ok
+    assert engine.asked("/version") == 2
+    assert engine.asked("/v1.41/info") == 1
