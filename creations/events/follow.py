@@ -4,10 +4,12 @@ an async iterator that yields every event once, in order, live, until the final 
 The database is the source of truth; the channel layer's announcements ("events up
 to seq N", creations/events/announce.py) only say when to look. The follower joins
 the run's group before its first read, so nothing stored in between is missed; an
-announcement whose inline events continue exactly where it is is used as is, any
-other sends it to the database; and with no announcement for a while it reads the
-database anyway (an announcement may be lost) and yields None, so its consumer can
-send a keep-alive or check that the person may still watch.
+announcement whose inline events continue exactly where it is is used as is (no
+read: each would cost every open stream two queries per event), one of events it
+has sent already is dropped, any other sends it to the database; and with no
+announcement for a while it reads the database anyway (an announcement may be lost)
+and yields None, so its consumer can send a keep-alive or check that the person may
+still watch.
 
 One receive from the layer stays pending for the follower's whole life, as a Channels consumer's
 does. A receive cancelled at each quiet spell would make the Pub/Sub layer unsubscribe the
@@ -114,27 +116,33 @@ async def follow_run_events(
     await layer.group_add(group, channel)
     inbox = _Inbox(layer, channel)
     sent = after
+    read = True  # from the database before the next announcement: at the start, after a gap or a quiet spell
     try:
         while True:
-            page = await _events_page(run_id=run_id, after=sent, limit=settings.RUN_WS_REPLAY_PAGE, hidden=hidden)
-            for event in page.events:
-                yield event
-                sent = event["seq"]
-            if len(page.events) == settings.RUN_WS_REPLAY_PAGE:
-                continue
-            if page.is_final and sent >= page.last_seq:
-                return
+            if read:
+                page = await _events_page(run_id=run_id, after=sent, limit=settings.RUN_WS_REPLAY_PAGE, hidden=hidden)
+                for event in page.events:
+                    yield event
+                    sent = event["seq"]
+                if len(page.events) == settings.RUN_WS_REPLAY_PAGE:
+                    continue
+                if page.is_final and sent >= page.last_seq:
+                    return
             message = await inbox.next(timeout=idle_seconds)
             if message is None:
                 yield None
+                read = True
                 continue
+            last_seq = int(message.get("last_seq", 0))
             inline = [e for e in message.get("events") or [] if e["seq"] > sent]
-            if inline and inline[0]["seq"] == sent + 1 and inline[-1]["seq"] == int(message.get("last_seq", 0)):
+            if inline and inline[0]["seq"] == sent + 1 and inline[-1]["seq"] == last_seq:
                 for event in inline:
                     yield event_shown(event, hidden)
                     sent = event["seq"]
                 if _is_final_event(inline[-1]):
                     return
+            # Announced events applied, or nothing new: no read until the next announcement says more.
+            read = last_seq > sent
     finally:
         await _let_go(inbox.close(), layer.group_discard(group, channel))
 

@@ -19,6 +19,7 @@ from django.conf import settings
 
 from creations.events import follow as following
 from creations.events.follow import follow_run_events
+from creations.events.store import store_events
 from creations.models import Run, RunStatus
 from creations.runs.state import run_finish
 from tests.support.factories import make_run
@@ -128,3 +129,35 @@ def test_a_layer_that_hangs_while_letting_go_cannot_silence_the_stream(
 
     assert quiet == 4
     assert closing < 5
+
+
+def test_announced_events_are_followed_without_reading_the_database_again(
+    running: Run, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each read is two queries on one of daphne's threads, for every open stream: a live run's
+    events, each announced with the event inline, are read once, when the follower starts."""
+    reads: list[int] = []
+    read_page = following._events_page
+
+    async def counted(**kwargs: Any) -> following.EventsPage:
+        reads.append(kwargs["after"])
+        return await read_page(**kwargs)
+
+    monkeypatch.setattr(following, "_events_page", counted)
+
+    async def follow() -> list[dict[str, Any] | None]:
+        events = follow_run_events(run_id=running.pk, after=0, idle_seconds=30, hidden=())
+        waiting = asyncio.ensure_future(_next(events, within=10))
+        await asyncio.sleep(0.5)  # joined the layer and read: nothing yet
+        seen: list[dict[str, Any] | None] = []
+        for step in range(1, 6):
+            await asyncio.to_thread(store_events, running.pk, [("step_started", {"step": step, "remaining": 9})])
+            seen.append(await waiting if step == 1 else await _next(events, within=10))
+        await asyncio.to_thread(_finish, running)
+        seen.extend([event async for event in events])
+        return seen
+
+    seen = asyncio.run(follow())
+
+    assert [event["seq"] for event in seen if event is not None] == [1, 2, 3, 4, 5, 6]
+    assert reads == [0]
