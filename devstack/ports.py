@@ -44,6 +44,18 @@ def free_port() -> int:
         return int(fallback.getsockname()[1])
 
 
+def free_ports(count: int) -> list[int]:
+    """`count` different free ports, for a server of several parts that each listen on one: picked
+    one by one, the same port could come twice (nothing holds it in between), and the part that
+    binds it second would fail to start."""
+    picked: list[int] = []
+    while len(picked) < count:
+        port = free_port()
+        if port not in picked:
+            picked.append(port)
+    return picked
+
+
 def port_open(host: str, port: int, timeout: float = 0.5) -> bool:
     try:
         with socket.create_connection((host, port), timeout=timeout):

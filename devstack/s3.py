@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from devstack import Missing
-from devstack.ports import free_port, port_open
+from devstack.ports import free_ports, port_open
 
 ACCESS_KEY = "atelier-tests"
 SECRET_KEY = "atelier-tests-secret"  # noqa: S105 - the throwaway server's own key, on loopback only
@@ -145,8 +145,10 @@ def seaweedfs_started(base: Path) -> Iterator[S3Server]:
             }
         )
     )
-    ports = {name: free_port() for name in ("master", "volume", "filer", "s3")}
-    grpc = {name: free_port() for name in ports}
+    parts = ("master", "volume", "filer", "s3")
+    picked = free_ports(2 * len(parts))
+    ports = dict(zip(parts, picked[: len(parts)], strict=True))
+    grpc = dict(zip(parts, picked[len(parts) :], strict=True))
     log = base / "weed.log"
     argv = [
         str(WEED), "server", f"-dir={base / 'data'}", "-ip=127.0.0.1", "-ip.bind=127.0.0.1",

@@ -41,3 +41,13 @@ def test_a_port_browsers_refuse_is_never_picked(monkeypatch: pytest.MonkeyPatch)
     candidates = iter([10080, free_port])
     monkeypatch.setattr(ports.random, "randint", lambda low, high: next(candidates))
     assert ports.free_port() == free_port
+
+
+def test_ports_for_the_parts_of_one_server_are_all_different(monkeypatch: pytest.MonkeyPatch) -> None:
+    with socket.socket() as first, socket.socket() as second:
+        first.bind(("127.0.0.1", 0))
+        second.bind(("127.0.0.1", 0))
+        one, other = first.getsockname()[1], second.getsockname()[1]
+    candidates = iter([one, one, one, other])  # free each time it is asked, but the same port
+    monkeypatch.setattr(ports.random, "randint", lambda low, high: next(candidates))
+    assert ports.free_ports(2) == [one, other]
