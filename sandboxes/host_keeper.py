@@ -22,7 +22,7 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 
 import docker
 import docker.errors
@@ -38,45 +38,50 @@ from sandboxes.per_process import per_process_by
 log = logging.getLogger(__name__)
 
 ENGINE_TIMEOUT_SECONDS = 10
-
-
 ENGINE_UNANSWERING = "the Docker engine does not answer"
 
 
-def engine_problem() -> str:
-    """Why this host's engine cannot start sandboxes now; empty when it can."""
+def _engine_verdict(question: Callable[[docker.DockerClient], str]) -> str:
+    """`question`'s answer about this host's engine (a problem, or empty), asked with a client of
+    it; ENGINE_UNANSWERING when the engine does not answer. Then the API version the client spoke
+    is forgotten: the engine may be back as another one by the next beat. Nothing it does stops
+    the keeper's beats."""
     try:
         client = engine_client(timeout=ENGINE_TIMEOUT_SECONDS)
     except docker.errors.DockerException:
         return ENGINE_UNANSWERING
     try:
-        try:
-            info = client.info()
-        except Exception:
-            forget_api_version()  # it may be back as another engine by the next beat
-            return ENGINE_UNANSWERING
-        runtime = settings.SANDBOX_RUNTIME
-        if runtime not in (info.get("Runtimes") or {}):
-            return f"the engine has no {runtime} runtime"
-        if not image_exists(client, sandbox_image_tag()):
-            return "the sandbox image is missing (manage.py build_sandbox_image)"
-        return ""
-    finally:
-        client.close()
-
-
-def engine_answers() -> bool:
-    try:
-        client = engine_client(timeout=ENGINE_TIMEOUT_SECONDS)
-    except docker.errors.DockerException:
-        return False
-    try:
-        return bool(client.ping())
+        return question(client)
     except Exception:
         forget_api_version()
-        return False
+        return ENGINE_UNANSWERING
     finally:
         client.close()
+
+
+def _sandboxes_can_start(client: docker.DockerClient) -> str:
+    runtime = settings.SANDBOX_RUNTIME
+    if runtime not in (client.info().get("Runtimes") or {}):
+        return f"the engine has no {runtime} runtime"
+    if not image_exists(client, sandbox_image_tag()):
+        return "the sandbox image is missing (manage.py build_sandbox_image)"
+    return ""
+
+
+def _answers(client: docker.DockerClient) -> str:
+    client.ping()  # raises unless the engine answers OK
+    return ""
+
+
+def engine_problem() -> str:
+    """Why this host's engine cannot start sandboxes now (it answers, has the runtime, has the
+    image); empty when it can."""
+    return _engine_verdict(_sandboxes_can_start)
+
+
+def engine_unanswering() -> str:
+    """ENGINE_UNANSWERING unless the engine answers now; a ping, which costs it nothing."""
+    return _engine_verdict(_answers)
 
 
 class HostKeeper:
@@ -86,7 +91,7 @@ class HostKeeper:
         self._stopped = threading.Event()
         self._thread = threading.Thread(target=self._keep, name="host-keeper", daemon=True)
         self._last_problem: str | None = None
-        self._next_full_check = 0.0
+        self._last_full_check: float | None = None  # time.monotonic() of the last whole check
 
     def start(self) -> None:
         log.info("Worker %s keeps sandbox host %r (its Docker engine and containers).", self.worker, self.host_id)
@@ -142,9 +147,10 @@ class HostKeeper:
         """The whole check when it is due or the last beat found a problem; in between, whether
         the engine still answers, the rest taken from the last whole check."""
         now = time.monotonic()
-        if self._last_problem == "" and now < self._next_full_check:
-            return "" if engine_answers() else ENGINE_UNANSWERING
-        self._next_full_check = now + settings.SANDBOX_ENGINE_CHECK_SECONDS
+        last = self._last_full_check
+        if self._last_problem == "" and last is not None and now - last < settings.SANDBOX_ENGINE_CHECK_SECONDS:
+            return engine_unanswering()
+        self._last_full_check = now
         return engine_problem()
 
 

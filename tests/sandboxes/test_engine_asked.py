@@ -38,6 +38,7 @@ class StandInEngine(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
         self.runtimes: dict[str, Any] = {"runc": {"path": "runc"}, "runsc": {"path": "/usr/bin/runsc"}}
         self.images = {sandbox_image_tag()}
         self.api_version = API_VERSION
+        self.failing: set[str] = set()  # requests answered with a server error, by how their path ends
         super().__init__(str(path), _Answers)
 
     def asked(self, what: str) -> int:
@@ -57,7 +58,9 @@ class _Answers(BaseHTTPRequestHandler):
         self.server.requests.append(path)
         unversioned = path.split("/", 2)[2] if path.startswith("/v1.") else path.lstrip("/")
         asked_version = path.split("/", 2)[1][1:] if path.startswith("/v1.") else None
-        if asked_version is not None and _version(asked_version) > _version(self.server.api_version):
+        if any(path.endswith(end) for end in self.server.failing):
+            self._json({"message": "the engine failed"}, status=500)
+        elif asked_version is not None and _version(asked_version) > _version(self.server.api_version):
             most = self.server.api_version
             self._json(
                 {"message": f"client version {asked_version} is too new. Maximum supported API version is {most}"},
@@ -115,6 +118,20 @@ def _host(host_id: str) -> host_presence.HostStatus:
     return host
 
 
+@pytest.fixture
+def keeper(engine: StandInEngine, platform_on_own_redis: str, settings: Any) -> HostKeeper:
+    """A worker's keeper of the stand-in's host, its whole check due every hour, not yet beating."""
+    settings.SANDBOX_ENGINE_CHECK_SECONDS = 3600
+    return HostKeeper(worker="w@test:1")
+
+
+def _whole_check_due(keeper: HostKeeper, settings: Any) -> None:
+    """The next beat checks it all, as once SANDBOX_ENGINE_CHECK_SECONDS have passed."""
+    settings.SANDBOX_ENGINE_CHECK_SECONDS = 0
+    keeper.beat_once()
+    settings.SANDBOX_ENGINE_CHECK_SECONDS = 3600
+
+
 def test_a_process_asks_its_engine_for_the_api_version_once_however_many_clients_it_makes(
     engine: StandInEngine,
 ) -> None:
@@ -143,10 +160,8 @@ def test_an_engine_that_does_not_answer_leaves_no_version_behind(engine: StandIn
 
 
 def test_beats_ask_whether_the_engine_answers_and_its_runtime_and_image_only_when_the_whole_check_is_due(
-    engine: StandInEngine, platform_on_own_redis: str, settings: Any
+    engine: StandInEngine, keeper: HostKeeper, settings: Any
 ) -> None:
-    settings.SANDBOX_ENGINE_CHECK_SECONDS = 3600
-    keeper = HostKeeper(worker="w@test:1")
     for _ in range(4):
         keeper.beat_once()
     assert engine.asked("/info") == 1
@@ -156,24 +171,19 @@ def test_beats_ask_whether_the_engine_answers_and_its_runtime_and_image_only_whe
     assert host.engine_ok
     assert host.problem == ""
 
-    settings.SANDBOX_ENGINE_CHECK_SECONDS = 1
-    keeper._next_full_check = 0.0  # the hour is up
-    keeper.beat_once()
+    _whole_check_due(keeper, settings)
     assert engine.asked("/info") == 2
 
 
 def test_a_lost_runtime_shows_at_the_next_whole_check_and_its_return_at_the_next_beat(
-    engine: StandInEngine, platform_on_own_redis: str, settings: Any
+    engine: StandInEngine, keeper: HostKeeper, settings: Any
 ) -> None:
-    settings.SANDBOX_ENGINE_CHECK_SECONDS = 3600
-    keeper = HostKeeper(worker="w@test:1")
     keeper.beat_once()
     del engine.runtimes[settings.SANDBOX_RUNTIME]
     keeper.beat_once()  # between whole checks: the engine answers, the runtime is taken as it was
     assert _host(keeper.host_id).engine_ok
 
-    keeper._next_full_check = 0.0
-    keeper.beat_once()
+    _whole_check_due(keeper, settings)
     host = _host(keeper.host_id)
     assert not host.engine_ok
     assert host.problem == f"the engine has no {settings.SANDBOX_RUNTIME} runtime"
@@ -185,11 +195,7 @@ def test_a_lost_runtime_shows_at_the_next_whole_check_and_its_return_at_the_next
     assert _host(keeper.host_id).engine_ok
 
 
-def test_an_engine_that_stops_answering_shows_at_the_next_beat(
-    engine: StandInEngine, platform_on_own_redis: str, settings: Any
-) -> None:
-    settings.SANDBOX_ENGINE_CHECK_SECONDS = 3600
-    keeper = HostKeeper(worker="w@test:1")
+def test_an_engine_that_stops_answering_shows_at_the_next_beat(engine: StandInEngine, keeper: HostKeeper) -> None:
     keeper.beat_once()
     engine.shutdown()
     engine.server_close()
@@ -197,6 +203,20 @@ def test_an_engine_that_stops_answering_shows_at_the_next_beat(
     host = _host(keeper.host_id)
     assert not host.engine_ok
     assert host.problem == "the Docker engine does not answer"
+
+
+def test_an_engine_failing_to_look_up_the_image_is_reported_and_the_beats_go_on(
+    engine: StandInEngine, keeper: HostKeeper
+) -> None:
+    engine.failing.add(f"/images/{sandbox_image_tag()}/json")
+    keeper.beat_once()
+    host = _host(keeper.host_id)
+    assert not host.engine_ok
+    assert host.problem == "the Docker engine does not answer"
+
+    engine.failing.clear()
+    keeper.beat_once()
+    assert _host(keeper.host_id).engine_ok
 
 
 def test_a_client_of_the_real_engine_is_still_refused_to_a_test_not_marked_docker(
@@ -210,10 +230,8 @@ def test_a_client_of_the_real_engine_is_still_refused_to_a_test_not_marked_docke
 
 
 def test_an_engine_back_as_an_older_one_is_asked_its_version_again_and_works(
-    engine: StandInEngine, platform_on_own_redis: str, settings: Any
+    engine: StandInEngine, keeper: HostKeeper
 ) -> None:
-    settings.SANDBOX_ENGINE_CHECK_SECONDS = 3600
-    keeper = HostKeeper(worker="w@test:1")
     keeper.beat_once()
     engine.api_version = "1.41"  # restarted as an older engine, which refuses the version asked before
     keeper.beat_once()
