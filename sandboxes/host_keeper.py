@@ -43,9 +43,9 @@ ENGINE_UNANSWERING = "the Docker engine does not answer"
 
 def _engine_verdict(question: Callable[[docker.DockerClient], str]) -> str:
     """`question`'s answer about this host's engine (a problem, or empty), asked with a client of
-    it; ENGINE_UNANSWERING when the engine does not answer. Then the API version the client spoke
-    is forgotten: the engine may be back as another one by the next beat. Nothing it does stops
-    the keeper's beats."""
+    it. When the engine does not answer, or fails the question, ENGINE_UNANSWERING, and the API
+    version the client spoke is forgotten: the engine may be back as another one by the next beat.
+    Nothing it does stops the keeper's beats."""
     try:
         client = engine_client(timeout=ENGINE_TIMEOUT_SECONDS)
     except docker.errors.DockerException:
