@@ -45,9 +45,8 @@ PDF_PAGES, PDF_PAGE_PIXELS = 30, 1600
 MAX_IMAGE_PIXELS = 80_000_000  # larger images are refused (decompression bombs)
 MARKDOWN_EXTENSIONS = ["extra", "sane_lists", "codehilite", "toc"]
 MARKDOWN_CONFIG = {"codehilite": {"guess_lang": False, "css_class": "highlight"}}
-# The browser itself, not Debian's `chromium` launcher: that is a shell script starting about ten
-# processes (uname, grep, findmnt, ls, tr, cut) to put together flags this program passes itself, and
-# under gVisor each process costs tens of milliseconds of CPU (bench/html_previews.py).
+# The browser's binary, not Debian's `chromium` launcher: a shell script whose ten or so processes (uname, grep,
+# findmnt, ls, tr, cut) put together flags passed here anyway, at tens of ms of CPU each under gVisor.
 CHROMIUM = "/usr/lib/chromium/chromium"
 CHROMIUM_FLAGS = [
     "--headless",
@@ -180,28 +179,20 @@ def pdf_pages():
         shutil.rmtree(folder, ignore_errors=True)
 
 
-@contextlib.contextmanager
-def address_space_unbounded():
-    """V8 reserves far more address space than it uses: the browser starts without the sandbox's soft
-    address-space limit (as Debian's launcher lifts it), within the sandbox's memory limit all the same."""
-    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
-    resource.setrlimit(resource.RLIMIT_AS, (hard, hard))
-    try:
-        yield
-    finally:
-        resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
-
-
 def html():
     # The page loads from a file:// URL with no network at all: it can only see
     # this sandbox's own files, and nothing it requests leaves the sandbox.
     screenshot = out("snapshot.tmp.png")
     profile = out("chromium-profile.tmp")
     argv = [CHROMIUM, *CHROMIUM_FLAGS, f"--user-data-dir={profile}", f"--screenshot={screenshot}", f"file://{SOURCE}"]
+    # V8 reserves far more address space than it uses: the browser runs without the soft limit, as the
+    # launcher lifted it (the sandbox's memory limit holds all the same).
+    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    resource.setrlimit(resource.RLIMIT_AS, (hard, hard))
     try:
-        with address_space_unbounded():
-            run(argv)
+        run(argv)
     finally:
+        resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
         shutil.rmtree(profile, ignore_errors=True)
     save_preview(screenshot)
     os.remove(screenshot)
