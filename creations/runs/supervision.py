@@ -2,14 +2,15 @@
 
 One watcher thread per worker process serves all the runs of that process
 (one database connection, one Redis subscription, whatever the number of
-runs). It beats the heartbeats of all its runs in one UPDATE (so the reaper
-knows the worker is alive), hears cancels on Redis pub/sub (instant) and
-checks the database as a fallback (Redis may be down), and notices when a run
-was ended by someone else (the reaper). Either way it sets the run's `stop`,
-which the agent loop watches. An agent that has not stopped within a short
-grace has its sandbox stopped, so a cancelled run never lingers; once it has
-stopped, what it made is copied out, bounded by the copy's own limits, not by
-the grace, which a loaded machine could spend before the copy ends.
+runs), and ends when the process has none left. It beats the heartbeats of
+all its runs in one UPDATE (so the reaper knows the worker is alive), hears
+cancels on Redis pub/sub (instant) and checks the database as a fallback
+(Redis may be down), and notices when a run was ended by someone else (the
+reaper). Either way it sets the run's `stop`, which the agent loop watches.
+An agent that has not stopped within a short grace has its sandbox stopped,
+so a cancelled run never lingers; once it has stopped, what it made is copied
+out, bounded by the copy's own limits, not by the grace, which a loaded
+machine could spend before the copy ends.
 """
 
 from __future__ import annotations
@@ -120,7 +121,7 @@ class _Watcher:
         with self._lock:
             self._runs[supervisor.run_id] = supervisor
             if self._thread is None or not self._thread.is_alive():
-                self._thread = threading.Thread(target=self._watch_forever, name="run-watcher", daemon=True)
+                self._thread = threading.Thread(target=self._watch_while_runs, name="run-watcher", daemon=True)
                 self._thread.start()
 
     def remove(self, supervisor: RunSupervisor) -> None:
@@ -132,10 +133,20 @@ class _Watcher:
         with self._lock:
             return dict(self._runs)
 
-    def _watch_forever(self) -> None:
+    def _retire_if_idle(self) -> bool:
+        """With no run left the thread ends, and add() starts another for the next run: a process
+        without runs holds no database connection or Redis subscription, and goes on retrying neither
+        while those services are away (a worker being shut down, say)."""
+        with self._lock:
+            if self._runs:
+                return False
+            self._thread = None
+            return True
+
+    def _watch_while_runs(self) -> None:
         pubsub: redis.client.PubSub | None = None
         next_beat = next_poll = next_subscribe = time.monotonic()
-        while True:
+        while not self._retire_if_idle():
             now = time.monotonic()
             try:
                 if now >= next_beat:
@@ -165,11 +176,14 @@ class _Watcher:
                 continue
             if message is not None and message.get("type") == "pmessage":
                 self._on_cancel_message(message.get("channel"))
+        if pubsub is not None:
+            with contextlib.suppress(Exception):
+                pubsub.close()
+        connection.close()
 
     def _beat(self) -> None:
         runs = self._snapshot()
         if not runs:
-            connection.close()  # no run here: hold no database connection
             return
         alive = runs_beat(run_ids=list(runs))
         for run_id, supervisor in runs.items():
