@@ -39,19 +39,29 @@ log = logging.getLogger(__name__)
 
 ENGINE_TIMEOUT_SECONDS = 10
 ENGINE_UNANSWERING = "the Docker engine does not answer"
+# What an operator reads of the engine's own error (a reason, never its whole body).
+ENGINE_ERROR_CHARACTERS = 200
+
+
+def _engine_failed(error: docker.errors.APIError) -> str:
+    said = " ".join(str(error.explanation or "").split())[:ENGINE_ERROR_CHARACTERS]
+    return f"the Docker engine failed a check ({error.status_code or 'no status'}: {said or 'no reason given'})"
 
 
 def _engine_verdict(question: Callable[[docker.DockerClient], str]) -> str:
     """`question`'s answer about this host's engine (a problem, or empty), asked with a client of
-    it. When the engine does not answer, or fails the question, ENGINE_UNANSWERING, and the API
-    version the client spoke is forgotten: the engine may be back as another one by the next beat.
-    Nothing it does stops the keeper's beats."""
+    it. When the engine does not answer, ENGINE_UNANSWERING; when it answers with an error, that
+    error's status and reason. Either way the API version the client spoke is forgotten: the
+    engine may be back as another one by the next beat. Nothing it does stops the keeper's beats."""
     try:
         client = engine_client(timeout=ENGINE_TIMEOUT_SECONDS)
     except docker.errors.DockerException:
         return ENGINE_UNANSWERING
     try:
         return question(client)
+    except docker.errors.APIError as error:
+        forget_api_version()
+        return _engine_failed(error)
     except Exception:
         forget_api_version()
         return ENGINE_UNANSWERING

@@ -212,7 +212,7 @@ def test_an_engine_failing_to_look_up_the_image_is_reported_and_the_beats_go_on(
     keeper.beat_once()
     host = _host(keeper.host_id)
     assert not host.engine_ok
-    assert host.problem == "the Docker engine does not answer"
+    assert host.problem == "the Docker engine failed a check (500: the engine failed)"  # it answered, with an error
 
     engine.failing.clear()
     keeper.beat_once()
