@@ -8,9 +8,11 @@ as a run's end gives it (`make_previews`: a gVisor sandbox with no network, Chro
 of the page, the picture stored). Measured per preview: the wall time, and the CPU time of the
 sandboxes' cgroups (SANDBOX_OFFLINE_CGROUP_PARENT's and the agents', else Docker's), nearly all Chromium's.
 
-Baseline, in the same run, rounds alternating with the previewer as it is: the previewer starting
-Chromium through Debian's `chromium` launcher script, as it did before (`LAUNCHER`), instead of the
-browser's binary.
+Baseline, in the same run, rounds alternating with the previewer as it is: the whole browser in its
+headless mode, as the image had it before (Debian's `chromium`, `/usr/lib/chromium/chromium`), instead
+of Chromium's headless shell. The image has the shell only, so the baseline's sandboxes run an image
+made for the benchmark on top of the sandbox image, with Debian's `chromium` installed (from Debian's
+mirrors: the build needs them), and removed at the end.
 
 Under load (`--busy N`, default 2: N processes spinning beside it, as busy web processes or test
 workers would): the same screenshot with the preview sandbox in its own parent cgroup
@@ -22,11 +24,14 @@ limit (PREVIEW_TIMEOUT) counts as missing. Writes bench/results/html_previews.js
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 import os
 import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -49,11 +54,19 @@ from creations.artifacts import previews  # noqa: E402
 from creations.models import Artifact, ArtifactKind, Creation, Run, RunStatus  # noqa: E402
 from devstack.databases import throwaway_database  # noqa: E402
 from sandboxes.cpu_priority import TIERS, configured, current_engine, prepare_sandbox_cgroup  # noqa: E402
+from sandboxes.engine_client import engine_client  # noqa: E402
+from sandboxes.image import sandbox_image_tag  # noqa: E402
 from workspaces.models import Workspace  # noqa: E402
 
 RESULTS = ROOT / "bench" / "results" / "html_previews.json"
 BENCH_DB_SUFFIX = "_bench_html_previews"
-LAUNCHER = ("argv = [CHROMIUM, ", 'argv = ["chromium", ')
+WHOLE_BROWSER = ('CHROMIUM = "/usr/lib/chromium/chromium-headless-shell"', 'CHROMIUM = "/usr/lib/chromium/chromium"')
+WHOLE_BROWSER_IMAGE = "atelier-bench-whole-chromium:latest"
+WHOLE_BROWSER_DOCKERFILE = """FROM {image}
+USER root
+RUN apt-get update -qq && apt-get install -y -qq --no-install-recommends chromium && rm -rf /var/lib/apt/lists/*
+USER 1000:1000
+"""
 PAGE = b"""<!doctype html><html><head><meta charset="utf-8"><title>Report</title></head>
 <body><h1>Quarterly report</h1><p>Sales by region, drawn by the page's script.</p>
 <canvas id="chart" width="480" height="240"></canvas>
@@ -79,9 +92,23 @@ def seed_page(owner: User, workspace: Workspace, index: int) -> Artifact:
 
 def previewer_as_before() -> str:
     source = previews.previewer_source()
-    now, before = LAUNCHER
-    assert now in source, "the previewer no longer starts the browser's binary"
+    now, before = WHOLE_BROWSER
+    assert now in source, "the previewer no longer starts Chromium's headless shell"
     return source.replace(now, before)
+
+
+@contextlib.contextmanager
+def image_with_the_whole_browser() -> Iterator[str]:
+    """The sandbox image with Debian's `chromium` on top, for the baseline's sandboxes; removed after."""
+    client = engine_client(timeout=900)
+    dockerfile = WHOLE_BROWSER_DOCKERFILE.format(image=sandbox_image_tag()).encode()
+    print("building the baseline's image (the sandbox image with Debian's chromium)...", flush=True)
+    client.images.build(fileobj=io.BytesIO(dockerfile), tag=WHOLE_BROWSER_IMAGE, rm=True, forcerm=True)
+    try:
+        yield WHOLE_BROWSER_IMAGE
+    finally:
+        client.images.remove(WHOLE_BROWSER_IMAGE, force=True)
+        client.close()
 
 
 def one_preview(artifact: Artifact, *, must: bool = True) -> dict[str, float]:
@@ -154,18 +181,25 @@ def main() -> None:
     before_source = previewer_as_before()
     now_samples: list[dict[str, float]] = []
     before_samples: list[dict[str, float]] = []
-    with tempfile.TemporaryDirectory(prefix="bench-html-previews-") as media, throwaway_database(BENCH_DB_SUFFIX):
+    image_now = settings.SANDBOX_IMAGE
+    with (
+        tempfile.TemporaryDirectory(prefix="bench-html-previews-") as media,
+        throwaway_database(BENCH_DB_SUFFIX),
+        image_with_the_whole_browser() as image_before,
+    ):
         settings.MEDIA_ROOT = media
         owner = User.objects.create_user("owner", password="x")  # noqa: S106 - a throwaway database
         workspace = Workspace.objects.create(name="bench", slug="bench")
         for index in range(args.rounds):
             previews.previewer_source = lambda: before_source  # type: ignore[assignment]
+            settings.SANDBOX_IMAGE = image_before
             try:
                 before_samples.append(one_preview(seed_page(owner, workspace, 2 * index)))
             finally:
                 previews.previewer_source = as_now
+                settings.SANDBOX_IMAGE = image_now
             now_samples.append(one_preview(seed_page(owner, workspace, 2 * index + 1)))
-        report["baseline_through_the_launcher"] = summarize(before_samples)
+        report["baseline_the_whole_browser"] = summarize(before_samples)
         report["now"] = summarize(now_samples)
         if args.busy:
             report["under_load"] = under_load(owner, workspace, args.rounds, args.busy)

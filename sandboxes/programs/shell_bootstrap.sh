@@ -40,7 +40,7 @@ read -r __atl_tee 2>/dev/null <"$__atl_state/tee"
 # A hard process limit (the agent cannot raise it again): the rest is the worker's reserve.
 ulimit -u "$__atl_nproc" 2>/dev/null
 # The address-space limit is soft only: programs that reserve far more address space than they
-# use (Chromium, Node: V8) lift it for themselves (the image's Chromium launcher does) and then
+# use (Chromium, Node: V8) lift it for themselves (the image's `chromium` command does) and then
 # risk the sandbox, not the command. Under gVisor a limit set here holds for the whole sandbox.
 ulimit -S -v "$__atl_memory_kb" 2>/dev/null
 trap 'return 130 2>/dev/null' USR1
