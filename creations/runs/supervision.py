@@ -33,6 +33,9 @@ log = logging.getLogger(__name__)
 
 CANCEL_CHANNEL_PREFIX = "atelier:run-cancel:"
 RESUBSCRIBE_SECONDS = 5.0  # after Redis went away
+# The longest the watcher waits between looks at its runs, whatever its clocks: how soon it ends
+# after the last run, and so how soon the next run gets a watcher that keeps the current clocks.
+IDLE_CHECK_SECONDS = 1.0
 
 
 def cancel_channel(run_id: int) -> str:
@@ -162,7 +165,7 @@ class _Watcher:
             if pubsub is None and now >= next_subscribe:
                 pubsub = _subscribe()
                 next_subscribe = now + RESUBSCRIBE_SECONDS
-            wait = max(0.0, min(next_beat, next_poll) - time.monotonic())
+            wait = max(0.0, min(next_beat, next_poll, now + IDLE_CHECK_SECONDS) - time.monotonic())
             if pubsub is None:
                 time.sleep(wait)
                 continue
