@@ -178,6 +178,7 @@ bench: venv system-test sandbox-image bench-reference
 	DATABASE_URL=$(TEST_DATABASE_URL) $(PY) bench/admission.py
 	DATABASE_URL=$(TEST_DATABASE_URL) $(PY) bench/pages.py
 	DATABASE_URL=$(TEST_DATABASE_URL) $(PY) bench/request_reads.py
+	$(PY) bench/openapi_document.py
 	DATABASE_URL=$(TEST_DATABASE_URL) $(PY) bench/hostile.py
 	DATABASE_URL=$(TEST_DATABASE_URL) $(PY) bench/endpoint_transport.py
 	DATABASE_URL=$(TEST_DATABASE_URL) $(PY) bench/hosts.py
