@@ -1,6 +1,6 @@
 """Image build benchmark: what building the sandbox image from its prepared context costs.
 
-    .venv/bin/python bench/image_build.py [--rounds 1] [--baseline-revision ad3f0a6]
+    .venv/bin/python bench/image_build.py [--rounds 1] [--baseline-revision cb55ffe]
 
 On a fresh machine (CI's every run) the tests that start sandboxes wait for this image, and the
 tests of the production images build theirs the same way. Measured per build, with Docker's layer
@@ -8,20 +8,22 @@ cache off and the context already prepared (wheels, uv, assets and the offline b
 cache, as `build_sandbox_image --offline` leaves them): the wall time and the CPU time of the
 whole machine, Debian's downloads included.
 
-Now: platform/sandbox/Dockerfile as it is (uv installs the wheels in a stage of their own, whose
-virtualenv the image copies; dpkg without a sync per file). Baseline, in the same run, rounds
-alternating: the Dockerfile of `--baseline-revision` (pip installs the wheels in the image, whose
-layers keep them; dpkg syncing each file), with the same context. Each result says the image's size.
-Writes bench/results/image_build.json.
+Now: platform/sandbox/Dockerfile as it is, one stage: uv installs the wheels it reads from the host's
+loopback (sandboxes/build_packages.py). Baseline, in the same run, rounds alternating: the Dockerfile
+of `--baseline-revision`, where the wheels and uv came in the build context and were installed in a
+stage of their own whose virtualenv the image copied. Each result says the image's size. Writes
+bench/results/image_build.json.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import NamedTuple
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -40,11 +42,18 @@ from bench.measuring import (  # noqa: E402
     wall_and_machine_cpu,
     write_results,
 )
-from sandboxes.image import docker_build, prepare_sandbox_context  # noqa: E402
+from sandboxes.image import BuildInputs, docker_build, prepare_sandbox_context  # noqa: E402
 
 RESULTS = ROOT / "bench" / "results" / "image_build.json"
 DOCKERFILE = "platform/sandbox/Dockerfile"
 BENCH_TAG = "atelier-sandbox-bench"
+
+
+class Sample(NamedTuple):
+    wall: float
+    cpu: float
+    size: int
+    left_behind: int  # images of build stages that nothing uses (pruned by the benchmark)
 
 
 def quiet(_: str) -> None:
@@ -57,37 +66,47 @@ def dockerfile_at(revision: str) -> str:
     ).stdout
 
 
-def build(
-    client: docker.DockerClient, context: Path, base_image: str, dockerfile: str, tag: str
-) -> tuple[float, float, int]:
-    (context / "Dockerfile").write_text(dockerfile)
-    wall, cpu = wall_and_machine_cpu(
-        lambda: docker_build(client, context, tag, base_image, quiet, labels={}, no_cache=True)
-    )
+def build(client: docker.DockerClient, inputs: BuildInputs, dockerfile: str, tag: str, *, served: bool) -> Sample:
+    """One build without Docker's cache: served, the packages come from the loopback; otherwise they are
+    in the context, under wheels/, as the baseline's Dockerfile copies them."""
+    (inputs.context / "Dockerfile").write_text(dockerfile)
+    in_context = inputs.context / "wheels"
+    if not served:
+        shutil.copytree(inputs.packages, in_context, copy_function=os.link)
+    try:
+        packages = inputs.packages if served else None
+        wall, cpu = wall_and_machine_cpu(
+            lambda: docker_build(
+                client, inputs.context, tag, inputs.base_image, quiet, labels={}, packages=packages, no_cache=True
+            )
+        )
+    finally:
+        shutil.rmtree(in_context, ignore_errors=True)
     size = int(client.images.get(tag).attrs["Size"])
     client.images.remove(tag, force=True)
-    client.images.prune(filters={"dangling": True})  # the stages' images, which nothing else uses
-    return wall, cpu, size
+    dangling = client.images.prune(filters={"dangling": True}).get("ImagesDeleted") or []
+    return Sample(wall, cpu, size, left_behind=sum(1 for image in dangling if "Deleted" in image))
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rounds", type=int, default=1)
-    parser.add_argument("--baseline-revision", default="ad3f0a6")
+    parser.add_argument("--baseline-revision", default="cb55ffe")
     args = parser.parse_args()
     client = docker.from_env(timeout=900)
-    context, base_image = prepare_sandbox_context(client, offline=True, log=print)
+    inputs = prepare_sandbox_context(client, offline=True, log=print)
     now_text, before_text = (ROOT / DOCKERFILE).read_text(), dockerfile_at(args.baseline_revision)
     report = report_opening(baseline_revision=args.baseline_revision)
-    now: list[tuple[float, float, int]] = []
-    before: list[tuple[float, float, int]] = []
+    now: list[Sample] = []
+    before: list[Sample] = []
     for _ in range(args.rounds):
-        before.append(build(client, context, base_image, before_text, f"{BENCH_TAG}:baseline"))
-        now.append(build(client, context, base_image, now_text, f"{BENCH_TAG}:now"))
-    for name, samples in (("baseline_pip_in_the_image_synced_dpkg", before), ("now_uv_in_a_stage_unsynced_dpkg", now)):
+        before.append(build(client, inputs, before_text, f"{BENCH_TAG}:baseline", served=False))
+        now.append(build(client, inputs, now_text, f"{BENCH_TAG}:now", served=True))
+    for name, samples in (("baseline_wheels_in_the_context_two_stages", before), ("now_wheels_served_one_stage", now)):
         report[name] = {
-            **medians_of_wall_and_cpu([(wall, cpu) for wall, cpu, _ in samples], digits=1),
-            "image_megabytes": round(samples[-1][2] / 1e6),
+            **medians_of_wall_and_cpu([(s.wall, s.cpu) for s in samples], digits=1),
+            "image_megabytes": round(samples[-1].size / 1e6),
+            "stage_images_left_behind": samples[-1].left_behind,
         }
     report["speed_after"] = machine_speed()
     write_results(RESULTS, report)

@@ -4,8 +4,8 @@ Each is tagged by a hash of its inputs and skipped when up to date, and built as
 the sandbox image is (sandboxes/image.py, whose parts this reuses): `FROM` a slim
 Debian Python image pulled from a registry or, offline, the mmdebstrap bookworm
 base imported into Docker; Python packages downloaded on this machine as wheels
-and installed with uv (`uv pip install --no-index`, in a build stage of their own), so the build
-needs no package index.
+and installed with uv (`uv pip install --no-index`), which the build reads from this machine's
+loopback (sandboxes/build_packages.py), so the build needs no package index.
 
 The platform image holds only what it runs: the packages pyproject.toml lists,
 templates, static files and manage.py. Never the rest of a checkout, where
@@ -35,8 +35,10 @@ from sandboxes.image import (
     ensure_installer,
     ensure_offline_base,
     ensure_wheels,
+    fresh_folder,
     image_exists,
     link_or_copy,
+    packages_folder,
 )
 
 BASE_DIR = Path(settings.BASE_DIR)
@@ -130,10 +132,7 @@ def store_image_tag() -> str:
 
 
 def _fresh_context(cache: Path, name: str) -> Path:
-    context = cache / name / "context"
-    shutil.rmtree(context, ignore_errors=True)
-    context.mkdir(parents=True)
-    return context
+    return fresh_folder(cache / name / "context")
 
 
 def _wheels_for(cache: Path, name: str, requirements: str, log: Log) -> Path:
@@ -143,20 +142,18 @@ def _wheels_for(cache: Path, name: str, requirements: str, log: Log) -> Path:
     return ensure_wheels(cache, requirements_file, log)
 
 
-def _platform_context(cache: Path, log: Log) -> Path:
+def _platform_context(cache: Path, log: Log) -> tuple[Path, Path]:
+    """The platform image's build context, and the packages the build reads (the wheels and uv)."""
     wheels = _wheels_for(cache, "platform", platform_requirements(), log)
+    packages = packages_folder(cache / "platform" / "packages", wheels, ensure_installer(cache, log))
     context = _fresh_context(cache, "platform")
     shutil.copy2(PLATFORM_DOCKERFILE_DIR / "Dockerfile", context / "Dockerfile")
     (context / "requirements.txt").write_text(platform_requirements())
-    (context / "wheels").mkdir()
-    for wheel in wheels.glob("*.whl"):
-        link_or_copy(wheel, context / "wheels" / wheel.name)
-    link_or_copy(ensure_installer(cache, log), context / "wheels" / "uv")  # beside the wheels, in the packages stage
     for name, path in platform_files():
         target = context / "app" / name
         target.parent.mkdir(parents=True, exist_ok=True)
         link_or_copy(path, target)
-    return context
+    return context, packages
 
 
 def _store_context(cache: Path, log: Log) -> Path:
@@ -179,13 +176,21 @@ def _build(
     cache = Path(settings.SANDBOX_BUILD_CACHE_DIR)
     cache.mkdir(parents=True, exist_ok=True)
     (cache / ".gitignore").write_text("*\n")  # a cache, never committed
-    context = _platform_context(cache, log) if context_for == "platform" else _store_context(cache, log)
+    packages: Path | None = None
+    if context_for == "platform":
+        context, packages = _platform_context(cache, log)
+    else:
+        context = _store_context(cache, log)
     base_image = ensure_offline_base(client, cache, log) if offline else settings.SANDBOX_BASE_IMAGE
     log(f"Building {tag} from {base_image}")
-    docker_build(client, context, tag, base_image, log, labels={"atelier.platform-image": context_for})
+    docker_build(
+        client, context, tag, base_image, log, labels={"atelier.platform-image": context_for}, packages=packages
+    )
     repository = tag.split(":")[0]
     client.images.get(tag).tag(repository, "latest")
-    shutil.rmtree(context, ignore_errors=True)
+    for folder in (context, packages):
+        if folder is not None:
+            shutil.rmtree(folder, ignore_errors=True)
     return BuildOutcome(tag=tag, built=True)
 
 

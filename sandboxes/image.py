@@ -5,9 +5,9 @@ Two paths share one Dockerfile (platform/sandbox/Dockerfile):
 - offline: a minimal bookworm root filesystem (mmdebstrap's minbase) imported
   into Docker, for machines that reach Debian and PyPI but no container registry.
 Python packages are always downloaded on the host as wheels into a cache
-directory and installed with uv (`uv pip install --no-index`, in a build stage whose virtualenv
-the image copies, so neither the wheels nor uv stay in it), so the build itself
-needs no package index (and works where TLS inside containers does not); the
+directory and installed with uv (`uv pip install --no-index`), which reads them, and uv itself,
+from this machine's loopback during the build (sandboxes/build_packages.py: neither stays in the
+image), so the build itself needs no package index (and works where TLS inside containers does not); the
 npm packages whose files the image ships (npm-assets.txt: the offline base
 map) are fetched on the host the same way, from the npm registry, each checked
 against the integrity pinned for it.
@@ -34,6 +34,8 @@ from pathlib import Path
 import docker
 import docker.errors
 from django.conf import settings
+
+from sandboxes.build_packages import packages_served
 
 SANDBOX_SOURCE_DIR = Path(settings.BASE_DIR) / "platform" / "sandbox"
 OFFLINE_MAP_MODULE = Path(__file__).resolve().parent / "image_assets" / "offline_map.py"
@@ -152,7 +154,7 @@ def binary_from_wheel(wheel: Path, name: str, target: Path) -> None:
 
 def ensure_installer(cache: Path, log: Log) -> Path:
     """uv's binary (platform/installer.txt), out of its wheel, cached by the pin: the image builds
-    install their wheels with it, in their packages stage (bench/image_build.py)."""
+    install their wheels with it (sandboxes/build_packages.py)."""
     with cache_lock(cache, "installer"):
         folder = cache / "installer" / _lines_hash(INSTALLER_SPEC)
         binary = folder / "uv"
@@ -266,15 +268,34 @@ def ensure_offline_base(client: docker.DockerClient, cache: Path, log: Log) -> s
         return tag
 
 
-def _prepare_context(cache: Path, wheels: Path, installer: Path, assets: Path, npm_assets: Path) -> Path:
-    context = cache / "context"
-    shutil.rmtree(context, ignore_errors=True)
-    context.mkdir(parents=True)
+@dataclass(frozen=True)
+class BuildInputs:
+    context: Path  # what `docker build` is sent
+    packages: Path  # the wheels and uv, served to the build (sandboxes/build_packages.py)
+    base_image: str
+
+
+def fresh_folder(path: Path) -> Path:
+    shutil.rmtree(path, ignore_errors=True)
+    path.mkdir(parents=True)
+    return path
+
+
+def packages_folder(path: Path, wheels: Path, installer: Path) -> Path:
+    """`path`, made afresh, with the wheels of `wheels` and uv's binary beside them."""
+    fresh_folder(path)
+    for wheel in wheels.glob("*.whl"):
+        link_or_copy(wheel, path / wheel.name)
+    link_or_copy(installer, path / "uv")
+    return path
+
+
+def _prepare_context(cache: Path, assets: Path, npm_assets: Path) -> Path:
+    context = fresh_folder(cache / "context")
     for name in ("Dockerfile", "requirements.txt"):
         shutil.copy2(SANDBOX_SOURCE_DIR / name, context / name)
     shutil.copy2(OFFLINE_MAP_MODULE, context / "offline_map.py")
     for source, target, suffix in (
-        (wheels, context / "wheels", ".whl"),
         (assets, context / "assets", ".whl"),
         (npm_assets, context / "npm", ".tgz"),
     ):
@@ -282,7 +303,6 @@ def _prepare_context(cache: Path, wheels: Path, installer: Path, assets: Path, n
         for item in source.iterdir():
             if item.suffix == suffix:
                 link_or_copy(item, target / item.name)
-    link_or_copy(installer, context / "wheels" / "uv")  # beside the wheels, in the stage the image leaves behind
     return context
 
 
@@ -301,19 +321,26 @@ def docker_build(
     log: Log,
     *,
     labels: dict[str, str],
+    packages: Path | None = None,
     no_cache: bool = False,
 ) -> None:
+    """Build `context` as `tag`. With `packages`, the Dockerfile's PACKAGES_URL argument is where the
+    build reads them: served on the loopback, which the build reaches on the host's network."""
     # Send the context as an uncompressed tar stream built here (hardlinks
     # resolved), so Docker's client-side .dockerignore logic is not involved.
     archive = context.parent / "context.tar"
     with tarfile.open(archive, "w") as tar:
         tar.add(context, arcname=".")
-    with archive.open("rb") as fileobj:
+    with contextlib.ExitStack() as serving, archive.open("rb") as fileobj:
+        build_arguments = {"BASE_IMAGE": base_image}
+        if packages is not None:
+            build_arguments["PACKAGES_URL"] = serving.enter_context(packages_served(packages))
         stream = client.api.build(
             fileobj=fileobj,
             custom_context=True,
             tag=tag,
-            buildargs={"BASE_IMAGE": base_image},
+            buildargs=build_arguments,
+            network_mode="host" if packages is not None else None,
             rm=True,
             forcerm=True,
             nocache=no_cache,
@@ -330,8 +357,9 @@ def docker_build(
     archive.unlink(missing_ok=True)
 
 
-def prepare_sandbox_context(client: docker.DockerClient, *, offline: bool, log: Log) -> tuple[Path, str]:
-    """The sandbox image's build context, and the image it starts from (the offline base, made if missing)."""
+def prepare_sandbox_context(client: docker.DockerClient, *, offline: bool, log: Log) -> BuildInputs:
+    """The sandbox image's build context, its packages, and the image it starts from (the offline base,
+    made if missing)."""
     cache = Path(settings.SANDBOX_BUILD_CACHE_DIR)
     cache.mkdir(parents=True, exist_ok=True)
     (cache / ".gitignore").write_text("*\n")  # a cache, never committed
@@ -344,7 +372,11 @@ def prepare_sandbox_context(client: docker.DockerClient, *, offline: bool, log: 
         assets = _ensure_assets(cache, log)
         npm_assets = _ensure_npm_assets(cache, log)
         base_image = base.result() if base is not None else settings.SANDBOX_BASE_IMAGE
-    return _prepare_context(cache, wheels, installer, assets, npm_assets), base_image
+    return BuildInputs(
+        context=_prepare_context(cache, assets, npm_assets),
+        packages=packages_folder(cache / "context-packages", wheels, installer),
+        base_image=base_image,
+    )
 
 
 def build_sandbox_image(*, offline: bool, force: bool = False, log: Log = print) -> BuildOutcome:
@@ -354,8 +386,11 @@ def build_sandbox_image(*, offline: bool, force: bool = False, log: Log = print)
     if not force and image_exists(client, tag):
         log(f"Sandbox image {tag} is up to date.")
         return BuildOutcome(tag=tag, built=False)
-    context, base_image = prepare_sandbox_context(client, offline=offline, log=log)
-    log(f"Building {tag} from {base_image}")
-    docker_build(client, context, tag, base_image, log, labels={"atelier.sandbox-image": "1"})
+    inputs = prepare_sandbox_context(client, offline=offline, log=log)
+    log(f"Building {tag} from {inputs.base_image}")
+    docker_build(
+        client, inputs.context, tag, inputs.base_image, log,
+        labels={"atelier.sandbox-image": "1"}, packages=inputs.packages,
+    )  # fmt: skip
     client.images.get(tag).tag(settings.SANDBOX_IMAGE_REPOSITORY, "latest")
     return BuildOutcome(tag=tag, built=True)

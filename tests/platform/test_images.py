@@ -109,6 +109,18 @@ def test_the_platform_image_holds_the_project_and_none_of_a_checkouts_secrets(
     assert user == ["atelier"]
 
 
+def test_the_platform_image_keeps_its_installed_packages_but_not_the_wheels_or_uv_they_came_from(
+    platform_images: PlatformImages, client: docker.DockerClient
+) -> None:
+    tag = platform_images.platform.tag
+    script = "ls -A /tmp; echo --; command -v uv || true; command -v pip || true; echo --; python -c 'import django'"
+    listing = client.containers.run(tag, ["sh", "-c", f"{script} && echo imported"], remove=True).decode()
+    left_in_tmp, installers, imported = (part.split() for part in listing.split("--\n"))
+    assert (left_in_tmp, installers, imported) == ([], [], ["imported"])
+    steps = [step.get("CreatedBy") or "" for step in client.api.history(tag)]
+    assert not [step for step in steps if "wheels" in step]  # no layer the wheels were copied into
+
+
 def test_check_deploy_with_the_compose_environment_leaves_only_the_tls_proxys_part(
     platform_images: PlatformImages,
     client: docker.DockerClient,

@@ -80,6 +80,21 @@ print("sea", "#%02x%02x%02x" % image.getpixel(pixel(38.0, -20.0)))     # the Atl
 """
 
 
+def test_the_image_keeps_its_installed_packages_but_not_the_wheels_or_uv_they_came_from(sandbox_image):
+    import docker
+
+    client = docker.from_env(timeout=120)
+    listing = client.containers.run(
+        sandbox_image,
+        ["sh", "-c", "ls -A /tmp; echo --; command -v uv || true; echo --; command -v pip; command -v python3"],
+        remove=True,
+    ).decode()
+    left_in_tmp, installers, tools = (part.split() for part in listing.split("--\n"))
+    assert (left_in_tmp, installers, tools) == ([], [], ["/opt/venv/bin/pip", "/opt/venv/bin/python3"])
+    steps = [step.get("CreatedBy") or "" for step in client.api.history(sandbox_image)]
+    assert not [step for step in steps if "wheels" in step]  # no layer the wheels were copied into
+
+
 def test_an_offline_map_shows_land_and_sea_drawn_in_a_sandbox_with_no_network(sandbox_image):
     from sandboxes.offline import start_offline_sandbox
 
