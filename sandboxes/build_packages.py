@@ -18,14 +18,33 @@ import contextlib
 import functools
 import hashlib
 import http.server
+import ipaddress
 import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 LOOPBACK = "127.0.0.1"
 # Above the well-known ports and below Linux's ephemeral range, where outgoing connections take theirs.
 PORTS = range(20_000, 30_000)
+
+
+class EngineElsewhere(RuntimeError):
+    """The Docker engine is not this machine's: its builds cannot read this machine's loopback."""
+
+
+def engine_is_on_this_machine(engine_url: str) -> bool:
+    """Whether the Docker SDK's URL for the engine (`APIClient.base_url`) is this machine's own: its
+    socket (`http+docker://localhost`) or a loopback address; not another host over TCP or SSH."""
+    parts = urlsplit(engine_url)
+    if parts.scheme == "http+docker":
+        return parts.hostname in ("localhost", "localunixsocket")
+    if parts.hostname == "localhost":
+        return True
+    with contextlib.suppress(ValueError):
+        return ipaddress.ip_address(parts.hostname or "").is_loopback
+    return False
 
 
 class _QuietFiles(http.server.SimpleHTTPRequestHandler):
@@ -52,9 +71,15 @@ def _listening(folder: Path) -> http.server.ThreadingHTTPServer:
 
 
 @contextlib.contextmanager
-def packages_served(folder: Path) -> Iterator[str]:
+def packages_served(folder: Path, *, engine_url: str) -> Iterator[str]:
     """The URL of `folder` (wheels, and the `uv` binary) on the loopback interface until the block
-    ends: its listing is the index uv's `--find-links` reads; `<url>/uv` is the installer."""
+    ends: its listing is the index uv's `--find-links` reads; `<url>/uv` is the installer. Refused
+    (EngineElsewhere) for an engine on another host, whose builds would find nothing there."""
+    if not engine_is_on_this_machine(engine_url):
+        raise EngineElsewhere(
+            f"The Docker engine at {engine_url} is not this machine's, and an image build reads its Python "
+            "packages from this machine's loopback: run the build on that engine's host (DOCKER_HOST unset)."
+        )
     server = _listening(folder)
     thread = threading.Thread(target=server.serve_forever, name="build-packages", daemon=True)
     thread.start()

@@ -35,7 +35,7 @@ import docker
 import docker.errors
 from django.conf import settings
 
-from sandboxes.build_packages import packages_served
+from sandboxes.build_packages import EngineElsewhere, packages_served
 
 SANDBOX_SOURCE_DIR = Path(settings.BASE_DIR) / "platform" / "sandbox"
 OFFLINE_MAP_MODULE = Path(__file__).resolve().parent / "image_assets" / "offline_map.py"
@@ -324,17 +324,21 @@ def docker_build(
     packages: Path | None = None,
     no_cache: bool = False,
 ) -> None:
-    """Build `context` as `tag`. With `packages`, the Dockerfile's PACKAGES_URL argument is where the
-    build reads them: served on the loopback, which the build reaches on the host's network."""
-    # Send the context as an uncompressed tar stream built here (hardlinks
-    # resolved), so Docker's client-side .dockerignore logic is not involved.
-    archive = context.parent / "context.tar"
-    with tarfile.open(archive, "w") as tar:
-        tar.add(context, arcname=".")
-    with contextlib.ExitStack() as serving, archive.open("rb") as fileobj:
-        build_arguments = {"BASE_IMAGE": base_image}
+    """Build `context` as `tag`; `packages` served on the loopback at the build's PACKAGES_URL."""
+    build_arguments = {"BASE_IMAGE": base_image}
+    with contextlib.ExitStack() as serving:
         if packages is not None:
-            build_arguments["PACKAGES_URL"] = serving.enter_context(packages_served(packages))
+            try:
+                served = serving.enter_context(packages_served(packages, engine_url=client.api.base_url))
+            except EngineElsewhere as elsewhere:
+                raise ImageBuildError(str(elsewhere)) from elsewhere
+            build_arguments["PACKAGES_URL"] = served
+        # Send the context as an uncompressed tar stream built here (hardlinks
+        # resolved), so Docker's client-side .dockerignore logic is not involved.
+        archive = context.parent / "context.tar"
+        with tarfile.open(archive, "w") as tar:
+            tar.add(context, arcname=".")
+        fileobj = serving.enter_context(archive.open("rb"))
         stream = client.api.build(
             fileobj=fileobj,
             custom_context=True,

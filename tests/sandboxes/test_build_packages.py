@@ -8,10 +8,14 @@ import socket
 import urllib.error
 import urllib.request
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
-from sandboxes.build_packages import LOOPBACK, packages_served, port_for
+from sandboxes.build_packages import LOOPBACK, engine_is_on_this_machine, packages_served, port_for
+from sandboxes.image import ImageBuildError, docker_build
+
+HERE = "http+docker://localhost"  # the Docker SDK's URL for an engine's socket on this machine
 
 
 @pytest.fixture
@@ -31,7 +35,7 @@ def fetch(url: str) -> bytes:
 
 
 def test_a_build_reads_the_listing_the_wheels_and_uv_only_while_it_runs(packages: Path) -> None:
-    with packages_served(packages) as url:
+    with packages_served(packages, engine_url=HERE) as url:
         assert url.startswith(f"http://{LOOPBACK}:")
         listing = fetch(url + "/").decode()
         assert 'href="pillow-12.0.0-cp311-cp311-manylinux_2_28_x86_64.whl"' in listing  # what --find-links reads
@@ -49,9 +53,9 @@ def test_a_build_reads_the_listing_the_wheels_and_uv_only_while_it_runs(packages
 def test_the_same_packages_get_the_same_url_so_docker_keeps_the_install_step_cached(
     packages: Path, tmp_path: Path
 ) -> None:
-    with packages_served(packages) as first:
+    with packages_served(packages, engine_url=HERE) as first:
         pass
-    with packages_served(packages) as second:
+    with packages_served(packages, engine_url=HERE) as second:
         pass
     assert first == second == f"http://{LOOPBACK}:{port_for(packages)}"
     other = tmp_path / "other"
@@ -65,6 +69,37 @@ def test_when_that_port_is_taken_the_packages_are_served_on_another(packages: Pa
         taken.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # past another test's closed connections
         taken.bind((LOOPBACK, port_for(packages)))
         taken.listen()
-        with packages_served(packages) as url:
+        with packages_served(packages, engine_url=HERE) as url:
             assert url != f"http://{LOOPBACK}:{port_for(packages)}"
             assert fetch(url + "/uv") == b"\x7fELFinstaller"
+
+
+@pytest.mark.parametrize(
+    ("engine_url", "here"),
+    [
+        (HERE, True),
+        ("http://127.0.0.1:2375", True),
+        ("https://localhost:2376", True),
+        ("http://[::1]:2375", True),
+        ("https://192.0.2.10:2376", False),  # another host over TCP (a documentation address)
+        ("https://docker.example.org:2376", False),
+        ("http+docker://ssh", False),  # another host over SSH
+    ],
+)
+def test_only_an_engine_on_this_machine_is_given_packages_on_its_loopback(engine_url: str, here: bool) -> None:
+    assert engine_is_on_this_machine(engine_url) is here
+
+
+def test_a_build_on_another_hosts_engine_is_refused_before_it_starts_and_says_where_to_run_it(
+    packages: Path, tmp_path: Path
+) -> None:
+    context = tmp_path / "context"
+    context.mkdir()
+    (context / "Dockerfile").write_text("FROM scratch\n")
+    elsewhere = SimpleNamespace(api=SimpleNamespace(base_url="https://192.0.2.10:2376"))  # never contacted
+
+    with pytest.raises(ImageBuildError) as refused:
+        docker_build(elsewhere, context, "atelier-test:never", "base", print, labels={}, packages=packages)  # type: ignore[arg-type]
+
+    assert "https://192.0.2.10:2376 is not this machine's" in str(refused.value)
+    assert "run the build on that engine's host" in str(refused.value)
