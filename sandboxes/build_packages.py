@@ -62,12 +62,18 @@ def port_for(folder: Path) -> int:
     return PORTS[int.from_bytes(digest.digest()[:4], "big") % len(PORTS)]
 
 
+class _PackageServer(http.server.ThreadingHTTPServer):
+    # uv opens dozens of connections at once: with the default backlog of five, the rest wait on
+    # the kernel's retransmission of their handshake, a second or more each.
+    request_queue_size = 128
+
+
 def _listening(folder: Path) -> http.server.ThreadingHTTPServer:
     handler = functools.partial(_QuietFiles, directory=str(folder))
     try:
-        return http.server.ThreadingHTTPServer((LOOPBACK, port_for(folder)), handler)
+        return _PackageServer((LOOPBACK, port_for(folder)), handler)
     except OSError:
-        return http.server.ThreadingHTTPServer((LOOPBACK, 0), handler)
+        return _PackageServer((LOOPBACK, 0), handler)
 
 
 @contextlib.contextmanager
