@@ -71,6 +71,7 @@ def build(client: docker.DockerClient, inputs: BuildInputs, dockerfile: str, tag
     in the context, under wheels/, as the baseline's Dockerfile copies them."""
     (inputs.context / "Dockerfile").write_text(dockerfile)
     in_context = inputs.context / "wheels"
+    dangling_before = {image.id for image in client.images.list(filters={"dangling": True})}
     if not served:
         shutil.copytree(inputs.packages, in_context, copy_function=os.link)
     try:
@@ -84,8 +85,9 @@ def build(client: docker.DockerClient, inputs: BuildInputs, dockerfile: str, tag
         shutil.rmtree(in_context, ignore_errors=True)
     size = int(client.images.get(tag).attrs["Size"])
     client.images.remove(tag, force=True)
-    dangling = client.images.prune(filters={"dangling": True}).get("ImagesDeleted") or []
-    return Sample(wall, cpu, size, left_behind=sum(1 for image in dangling if "Deleted" in image))
+    left_behind = {image.id for image in client.images.list(filters={"dangling": True})} - dangling_before
+    client.images.prune(filters={"dangling": True})
+    return Sample(wall, cpu, size, left_behind=len(left_behind))
 
 
 def main() -> None:

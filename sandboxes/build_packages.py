@@ -4,8 +4,9 @@ of the build, so that they never become a layer of the image.
 Docker's classic builder, the one the Docker SDK drives, has no mounts for a build step: wheels copied
 into the build context become a layer the image keeps (180 MB for the sandbox image), and installing
 them in a stage of its own whose virtualenv the image then copies writes and commits that virtualenv
-twice (about 15 of the sandbox image's 80 CPU-seconds: bench/image_build.py). So the builds run on the
-host's network, and their install step reads the wheels, and uv beside them, from here.
+twice and leaves the stage behind as an image (about a quarter of the sandbox image's build time and
+CPU: bench/image_build.py). So the builds run on the host's network, and their install step reads the
+wheels, and uv beside them, from here.
 
 The port follows from what is served, so a second build of the same packages is given the same URL and
 Docker's layer cache still knows its install step; when that port is taken (the same packages being

@@ -4,10 +4,10 @@ Two paths share one Dockerfile (platform/sandbox/Dockerfile):
 - normal: `FROM` a slim Debian-based Python image pulled from a registry;
 - offline: a minimal bookworm root filesystem (mmdebstrap's minbase) imported
   into Docker, for machines that reach Debian and PyPI but no container registry.
-Python packages are always downloaded on the host as wheels into a cache
-directory and installed with uv (`uv pip install --no-index`), which reads them, and uv itself,
-from this machine's loopback during the build (sandboxes/build_packages.py: neither stays in the
-image), so the build itself needs no package index (and works where TLS inside containers does not); the
+Python packages are always downloaded on the host as wheels into a cache directory and
+installed with uv (`uv pip install --no-index`), which reads them, and uv itself, from this
+machine's loopback during the build (sandboxes/build_packages.py: neither stays in the image), so
+the build itself needs no package index (and works where TLS inside containers does not); the
 npm packages whose files the image ships (npm-assets.txt: the offline base
 map) are fetched on the host the same way, from the npm registry, each checked
 against the integrity pinned for it.
