@@ -35,6 +35,8 @@ def test_the_live_stream_is_for_those_who_see_the_creation(run_stack: AtelierSer
         return
     with open_stream(run_stack, world.run.pk, cookie=cookie) as ws:
         events, closed = read_events(ws, timeout=10)
-    assert [e["seq"] for e in events] == list(range(1, world.run.last_seq + 1))
+    # On a failure, what the stack's processes logged meanwhile tells a refused read from a slow one.
+    told = f"stream closed by the server: {closed}\n{run_stack.logs()}"
+    assert [e["seq"] for e in events] == list(range(1, world.run.last_seq + 1)), told
     assert events[-1]["payload"]["final"] is True
     assert closed, "the stream of a finished run ends after its final event"
