@@ -14,6 +14,7 @@ from tests.support.fixtures.workers import number_rows_for_worker, worker_number
 
 pytest_plugins = [
     "tests.support.markers",  # docker, stack and browser markers from the fixtures a test uses
+    "tests.support.garbage_collector",  # what collection made, frozen; full collections, rare
     "tests.support.fixtures.accounts",
     # --- plugins added by other areas below (sandbox, model, runs, browser) ---
     "tests.support.fixtures.model",  # agent area: the scripted OpenAI-compatible server
